@@ -1,0 +1,333 @@
+"""The RL bookkeeping shared by every snack env, written once.
+
+`SnackEnvBase` holds what turn-based and simultaneous envs share: keyword
+checking, the single seeded `numpy.random.Generator`, seat shuffling, spaces
+(built once), observations from a seat's point of view, final rewards,
+rendering and JSON snapshots. `TurnBasedEnv` adds PettingZoo's AEC protocol on
+top (turns, dead steps, truncation at the game-length bound, the raw env's
+illegal-action error). A game plugs in with a rules class (`core.game.Game`)
+and an encoder (an object with `layout` and `encode(game, seat)`), nothing more.
+
+Reward modes (`reward=`):
+- "win" (default): at the end, +1 to each winner, -1 to each loser; 0 to all
+  if every player shares the win.
+- "score": at the end, the final score divided by the game's score scale
+  (the largest absolute score it can produce), so it lies in [-1, 1].
+Rewards are 0 on every other step, and 0 for all on truncation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from snack_envs.core.game import ConfigError, Game, IllegalActionError
+
+REWARD_MODES = ("win", "score")
+
+
+def final_rewards(game: Game, mode: str) -> list[float]:
+    """Terminal rewards by seat for a finished game (see the module docstring)."""
+    if mode == "score":
+        scale = max(abs(game.score_range[0]), abs(game.score_range[1]))
+        return [float(s) / scale for s in game.scores()]
+    winners = set(game.winners())
+    if len(winners) == game.num_players:
+        return [0.0] * game.num_players
+    return [1.0 if p in winners else -1.0 for p in range(game.num_players)]
+
+
+class SnackEnvBase:
+    """Shared machinery; see the module docstring. Subclasses set the class attributes."""
+
+    game_class: ClassVar[type[Game]]
+    encoder_class: ClassVar[type]
+    env_name: ClassVar[str]
+    reward_modes: ClassVar[tuple[str, ...]] = REWARD_MODES
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
+
+    def __init__(
+        self,
+        num_players: int | None = None,
+        reward: str = "win",
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        shuffle_seats: bool = True,
+        **options,
+    ):
+        game_cls = self.game_class
+        unknown = sorted(set(options) - set(game_cls.options))
+        if unknown:
+            known = sorted(["num_players", "reward", "render_mode", "max_steps", "shuffle_seats", *game_cls.options])
+            raise ConfigError(f"unknown keyword(s) {unknown} for {self.env_name}; known keywords: {known}")
+        self.num_players = game_cls.check_num_players(game_cls.default_players if num_players is None else num_players)
+        if reward not in self.reward_modes:
+            raise ConfigError(f"reward={reward!r} is not one of {list(self.reward_modes)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
+        if max_steps is None:
+            max_steps = game_cls.default_max_steps(self.num_players)
+        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+            raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
+        if not isinstance(shuffle_seats, bool):
+            raise ConfigError(f"shuffle_seats must be a bool, got {shuffle_seats!r}")
+        # Probe the options once, so a bad value fails here and not at reset.
+        probe = game_cls(self.num_players, np.random.default_rng(0), **options)
+        self.game_options = dict(options)
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.max_steps = int(max_steps)
+        self.shuffle_seats = shuffle_seats
+        self.num_actions = probe.num_actions
+        self.encoder = self.encoder_class(self.num_players, probe.config)
+        layout = self.encoder.layout
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, (layout.size,), layout.dtype),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.game: Game | None = None
+        self.seat_agents: list[str] = list(self.possible_agents)
+        self.agent_seats: dict[str, int] = {a: i for i, a in enumerate(self.possible_agents)}
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- seeding and setup ---------------------------------------------------
+    def _new_game(self, seed: int | None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        order = self._rng.permutation(self.num_players) if self.shuffle_seats else range(self.num_players)
+        self.seat_agents = [self.possible_agents[i] for i in order]
+        self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
+        self.game = self.game_class(self.num_players, self._rng, **self.game_options)
+        self.num_steps = 0
+
+    # --- observations ---------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seats[agent]
+        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self.game.action_mask(seat)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        return self.game.action_mask(self.agent_seats[agent])
+
+    def action_to_str(self, action: int) -> str:
+        return self.game.action_to_str(int(action))
+
+    def _final_rewards(self) -> dict[str, float]:
+        by_seat = final_rewards(self.game, self.reward_mode)
+        return {self.seat_agents[s]: r for s, r in enumerate(by_seat)}
+
+    def _final_infos(self) -> dict[str, dict]:
+        scores = self.game.scores()
+        winners = self.game.winners()
+        return {
+            self.seat_agents[s]: {"score": scores[s], "winner": s in winners, "seat": s}
+            for s in range(self.num_players)
+        }
+
+    # --- rendering --------------------------------------------------------------
+    def render(self, viewer: str | None = None):
+        """Draw the table. `viewer` (an agent name) hides what that seat may not see."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            return None
+        if self.game is None:
+            return "(call reset() first)"
+        text = self.game.render_text(
+            viewer=None if viewer is None else self.agent_seats[viewer], names=self.seat_agents
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class TurnBasedEnv(SnackEnvBase, AECEnv):
+    """A PettingZoo AEC env over a turn-based `Game` (see the module docstring)."""
+
+    def __init__(self, **kwargs):
+        SnackEnvBase.__init__(self, **kwargs)
+        AECEnv.__init__(self)
+        self.metadata = dict(self.metadata, name=self.env_name)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._new_game(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._finish_if_over()
+        if not self.game.game_over:
+            self.agent_selection = self.seat_agents[self.game.current_player]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        seat = self.agent_seats[agent]
+        game.apply(action, seat)
+        self.num_steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        if not self._finish_if_over():
+            self.agent_selection = self.seat_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish_if_over(self) -> bool:
+        """Set terminal rewards, or truncate at the bound; True once the episode has ended."""
+        if self.game.game_over:
+            self.rewards = self._final_rewards()
+            self.infos = self._final_infos()
+            self.terminations = {a: True for a in self.agents}
+        elif self.num_steps >= self.max_steps:
+            self.truncations = {a: True for a in self.agents}
+        else:
+            return False
+        self._accumulate_rewards()
+        self.agent_selection = self.agents[0]
+        self._deads_step_first()
+        return True
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seats[agent]
+        game = self.game
+        if game.game_over or self.truncations.get(agent, False) or seat != game.current_player:
+            mask = np.zeros(self.num_actions, np.int8)
+        else:
+            mask = game.action_mask(seat)
+        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+
+    # --- snapshots ---------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume this episode exactly, as JSON-native data."""
+        return {
+            "env": self.env_name,
+            "game": self.game.to_dict(),
+            "seat_agents": list(self.seat_agents),
+            "num_steps": self.num_steps,
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": {a: dict(i) for a, i in self.infos.items()},
+        }
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        if data.get("env") != self.env_name:
+            raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
+        game = self.game_class.from_dict(data["game"])
+        if game.num_players != self.num_players:
+            raise ConfigError(f"snapshot has {game.num_players} players, this env {self.num_players}")
+        self.game, self._rng = game, game.rng
+        self.seat_agents = list(data["seat_agents"])
+        self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
+        self.num_steps = data["num_steps"]
+        self.agents = list(data["agents"])
+        self.agent_selection = data["agent_selection"]
+        self.rewards = dict(data["rewards"])
+        self._cumulative_rewards = dict(data["cumulative_rewards"])
+        self.terminations = dict(data["terminations"])
+        self.truncations = dict(data["truncations"])
+        self.infos = {a: dict(i) for a, i in data["infos"].items()}
+        self._skip_agent_selection = None
+
+
+class StandardAECWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's standard wrapper chain for classic games, fused into one layer.
+
+    Same behaviour as TerminateIllegalWrapper(illegal_reward=-1) inside
+    AssertOutOfBoundsWrapper inside OrderEnforcingWrapper: calls out of order
+    are refused, an out-of-range action fails an assertion, and an illegal
+    move ends the game with -1 for the mover and 0 for everyone else (with
+    PettingZoo's warning). One layer instead of three, with the hot attributes
+    forwarded directly, because the three-layer chain spends most of a step
+    forwarding attribute lookups through `__getattr__`.
+    """
+
+    def __init__(self, env: TurnBasedEnv, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = float(illegal_reward)
+
+    def _ready(self, name: str):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return self._raw
+
+    # Direct forwarding of what every loop reads (the base class's __getattr__ is slow).
+    agents = property(lambda self: self._ready("agents").agents)
+    agent_selection = property(lambda self: self._ready("agent_selection").agent_selection)
+    rewards = property(lambda self: self._ready("rewards").rewards)
+    terminations = property(lambda self: self._ready("terminations").terminations)
+    truncations = property(lambda self: self._ready("truncations").truncations)
+    infos = property(lambda self: self._ready("infos").infos)
+    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
+    possible_agents = property(lambda self: self._raw.possible_agents)
+
+    def observation_space(self, agent):
+        return self._raw.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self._raw.action_spaces[agent]
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(action)
+            return
+        assert action is not None and raw.action_spaces[agent].contains(action), "action is not in action space"
+        if raw.game.legal_actions(raw.agent_seats[agent]).count(int(action)):
+            raw.step(action)
+            return
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0.0
+        raw.terminations = {a: True for a in raw.agents}
+        raw.truncations = {a: False for a in raw.agents}
+        raw.rewards = {a: 0.0 for a in raw.agents}
+        raw.rewards[agent] = self._illegal_reward
+        raw.infos = {a: {"illegal_move_by": agent} for a in raw.agents}
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+
+
+def wrap_aec(env: TurnBasedEnv) -> AECEnv:
+    """The public `env()` chain: see StandardAECWrapper."""
+    return StandardAECWrapper(env)
+
+
+__all__ = ["StandardAECWrapper", "TurnBasedEnv", "SnackEnvBase", "wrap_aec", "final_rewards", "IllegalActionError", "ConfigError"]

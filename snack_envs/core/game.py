@@ -1,0 +1,294 @@
+"""The rules layer's base class: what every game's rules object provides.
+
+A `Game` is plain Python state plus transitions. It imports neither gymnasium
+nor pettingzoo, so the rules can be tested, copied and searched on their own.
+Chance comes only from the `numpy.random.Generator` handed to the constructor;
+each game's rule methods also accept explicit outcomes (a deck order, a dice
+roll) so tests can script them.
+
+Players are numbered by seat, 0..num_players-1, in turn order; the env layer
+maps seats to agent names.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current state."""
+
+
+class ConfigError(ValueError):
+    """An unknown keyword or an out-of-range value in an env or game config."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its default, what values it accepts, and what it means."""
+
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    low: float | None = None
+    high: float | None = None
+    kind: type | tuple[type, ...] | None = None
+
+    def check(self, name: str, value: Any) -> Any:
+        if self.choices is not None:
+            if value not in self.choices:
+                raise ConfigError(f"{name}={value!r} is not one of {list(self.choices)}")
+            return value
+        kind = self.kind or type(self.default)
+        if kind is float and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            value = float(value)
+        if kind is int and isinstance(value, np.integer):
+            value = int(value)
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            raise ConfigError(f"{name}={value!r} must be of type {getattr(kind, '__name__', kind)}")
+        if self.low is not None and value < self.low or self.high is not None and value > self.high:
+            raise ConfigError(f"{name}={value!r} is out of range [{self.low}, {self.high}]")
+        return value
+
+
+def check_options(owner: str, known: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:
+    """Merge `given` over the defaults of `known`, rejecting unknown names and bad values."""
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown option(s) {unknown} for {owner}; known options: {sorted(known)}")
+    return {name: opt.check(name, given[name]) if name in given else opt.default for name, opt in known.items()}
+
+
+class Game:
+    """Base class of a game's rules. Subclasses fill in the facts and the transitions.
+
+    Facts (class attributes): `name`, `min_players`, `max_players`,
+    `default_players`, `options` (name -> Option), `score_range` (lowest and
+    highest final score a player can reach, for scaling rewards),
+    `state_fields` (the attributes that make up the state, JSON-native values).
+
+    A subclass implements `_setup(**scripted)`, `legal_actions`, `_apply`,
+    `scores`, `action_to_str`, `render_text` and the class method
+    `num_actions_for(num_players, options)`; `current_player` is a state field
+    (-1 once the game is over, or for simultaneous games, see `players_to_act`).
+    """
+
+    name: ClassVar[str] = "game"
+    version: ClassVar[int] = 0
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    default_players: ClassVar[int] = 2
+    options: ClassVar[dict[str, Option]] = {}
+    score_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    state_fields: ClassVar[tuple[str, ...]] = ()
+
+    current_player: int
+    game_over: bool
+
+    def __init__(self, num_players: int | None = None, rng: np.random.Generator | None = None, **options_and_script):
+        if num_players is None:
+            num_players = self.default_players
+        self.num_players = self.check_num_players(num_players)
+        script = {k: options_and_script.pop(k) for k in list(options_and_script) if k in self.scripted_outcomes}
+        self.config = check_options(self.name, self.options, options_and_script)
+        self.rng = rng if rng is not None else np.random.default_rng()
+        self.num_actions = self.num_actions_for(self.num_players, self.config)
+        self._legal_cache: dict[int, list[int]] = {}
+        self._setup(**script)
+
+    # Keyword arguments of the constructor that script chance instead of options.
+    scripted_outcomes: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def check_num_players(cls, num_players: Any) -> int:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ConfigError(f"num_players must be an int, got {num_players!r}")
+        if not cls.min_players <= num_players <= cls.max_players:
+            raise ConfigError(
+                f"{cls.name} is played by {cls.min_players} to {cls.max_players} players, got num_players={num_players}"
+            )
+        return int(num_players)
+
+    @classmethod
+    def num_actions_for(cls, num_players: int, config: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def default_max_steps(cls, num_players: int) -> int:
+        """The documented game-length bound (decisions) after which the env truncates."""
+        raise NotImplementedError
+
+    def _setup(self, **script) -> None:
+        raise NotImplementedError
+
+    # --- turns and actions -------------------------------------------------
+    def players_to_act(self) -> list[int]:
+        """Seats that must choose an action now (one seat for turn-based games)."""
+        return [] if self.game_over else [p for p in range(self.num_players) if self.is_to_act(p)]
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Legal actions of `player` (default: the player to act) in increasing order; [] if none.
+
+        Cached until the state changes through `apply`; do not mutate the list."""
+        key = self.current_player if player is None else player
+        cached = self._legal_cache.get(key)
+        if cached is None:
+            cached = [] if self.game_over or not self.is_to_act(key) else self._legal_actions(key)
+            self._legal_cache[key] = cached
+        return cached
+
+    def is_to_act(self, player: int) -> bool:
+        """Whether `player` must choose an action now (turn-based: the current player)."""
+        return player == self.current_player
+
+    def _legal_actions(self, player: int) -> list[int]:
+        raise NotImplementedError
+
+    def action_mask(self, player: int | None = None) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        legal = self.legal_actions(player)
+        if legal:
+            mask[legal] = 1
+        return mask
+
+    def check_action(self, action: Any, player: int | None = None) -> int:
+        """Return `action` as an int if it is legal now, else raise IllegalActionError."""
+        if self.game_over:
+            raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
+        if isinstance(action, (np.ndarray,)) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"{self.name}: action must be an int, got {action!r}")
+        action = int(action)
+        if player is not None and not self.is_to_act(player):
+            raise IllegalActionError(
+                f"{self.name}: player {player} is not to act now (players to act: {self.players_to_act()})"
+            )
+        legal = self.legal_actions(player)
+        if action not in legal:
+            where = "out of range" if not 0 <= action < self.num_actions else "not legal now"
+            seat = self.current_player if player is None else player
+            shown = ", ".join(f"{a} ({self.action_to_str(a)})" for a in legal[:12])
+            more = f", ... ({len(legal)} in all)" if len(legal) > 12 else ""
+            raise IllegalActionError(
+                f"{self.name}: action {action} is {where} for player {seat}"
+                + (f" ({self.action_to_str(action)})" if where == "not legal now" else f" (0..{self.num_actions - 1})")
+                + f"; legal actions: {shown}{more}"
+            )
+        return action
+
+    def apply(self, action: int, player: int | None = None, **outcomes) -> None:
+        """Check `action` (of `player`, default the player to act) and apply it.
+
+        Raises IllegalActionError and changes nothing if it is illegal. `outcomes`
+        script the chance events of this step (see each game's `_apply`)."""
+        action = self.check_action(action, player)
+        self._legal_cache.clear()
+        self._apply(action, **outcomes)
+
+    def _apply(self, action: int, **outcomes) -> None:
+        raise NotImplementedError
+
+    # --- results ------------------------------------------------------------
+    def scores(self) -> list[float]:
+        raise NotImplementedError
+
+    def winners(self) -> list[int]:
+        """Seats that share the win. Default: the highest score, ties shared."""
+        scores = self.scores()
+        best = max(scores)
+        return [p for p, s in enumerate(scores) if s == best]
+
+    def invariant_violations(self) -> list[str]:
+        """Broken conservation laws of the current state (cards, dice...), as messages; [] if sound."""
+        return []
+
+    # --- text ---------------------------------------------------------------
+    def action_to_str(self, action: int) -> str:
+        raise NotImplementedError
+
+    def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
+        raise NotImplementedError
+
+    # --- state as data ------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-native data, rng state included."""
+        return {
+            "game": self.name,
+            "version": self.version,
+            "num_players": self.num_players,
+            "config": dict(self.config),
+            "state": copy.deepcopy({f: getattr(self, f) for f in self.state_fields}),
+            "rng": self.rng.bit_generator.state,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Game":
+        if data.get("game") != cls.name or data.get("version") != cls.version:
+            raise ConfigError(
+                f"state is for {data.get('game')} v{data.get('version')}, not {cls.name} v{cls.version}"
+            )
+        game = cls.__new__(cls)
+        game.num_players = cls.check_num_players(data["num_players"])
+        game.config = check_options(cls.name, cls.options, data["config"])
+        game.num_actions = cls.num_actions_for(game.num_players, game.config)
+        rng_state = data["rng"]
+        game.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
+        game.rng.bit_generator.state = rng_state
+        for field in cls.state_fields:
+            setattr(game, field, copy.deepcopy(data["state"][field]))
+        game._legal_cache = {}
+        return game
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        return cls.from_dict(json.loads(text))
+
+    def copy(self) -> "Game":
+        """An independent copy, its rng included (so both continue alike)."""
+        return self.from_dict(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        """Same game, options and position; the rng state is not compared."""
+        if type(other) is not type(self):
+            return NotImplemented
+        mine, theirs = self.to_dict(), other.to_dict()
+        mine.pop("rng"), theirs.pop("rng")
+        return mine == theirs
+
+    __hash__ = None  # mutable
+
+
+def roll_dice(rng: np.random.Generator, count: int, sides: int = 6) -> list[int]:
+    """`count` fair dice with faces 1..`sides`.
+
+    One `rng.random` call: for a handful of dice it is several times faster
+    than `rng.integers`, which matters in a step that rolls."""
+    return [int(u * sides) + 1 for u in rng.random(count).tolist()]
+
+
+def seat_relative(seq: Sequence[Any], viewer: int) -> list[Any]:
+    """`seq` indexed by seat, reordered to start at `viewer` and go on in turn order."""
+    return list(seq[viewer:]) + list(seq[:viewer])
+
+
+def count_by(items: Sequence[int], size: int) -> list[int]:
+    counts = [0] * size
+    for item in items:
+        counts[item] += 1
+    return counts
+
+
+def majority_holders(counts: Sequence[int]) -> list[int]:
+    """Indices holding the strictly positive maximum of `counts` (all of them on a tie)."""
+    best = max(counts)
+    return [] if best <= 0 else [i for i, c in enumerate(counts) if c == best]
+

@@ -1,0 +1,1 @@
+"""Snack Rabbits: rules, components, observation encoder and env binding."""

@@ -1,0 +1,84 @@
+"""Shared test helpers: random legal play through the public APIs, and trajectory digests."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+
+import numpy as np
+
+
+def env_module(name: str):
+    return importlib.import_module(f"snack_envs.{name}")
+
+
+def is_parallel(name: str) -> bool:
+    return bool(getattr(env_module(name), "IS_PARALLEL", False))
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(mask)
+    assert len(legal) > 0, "empty action mask for the agent to act"
+    return int(legal[rng.integers(len(legal))])
+
+
+def play_aec(env, seed: int, on_step=None, policy_seed: int | None = None) -> dict:
+    """Play one game with random legal actions; calls on_step(env) after every live step."""
+    rng = np.random.default_rng(seed if policy_seed is None else policy_seed)
+    env.reset(seed=seed)
+    totals = {a: 0.0 for a in env.possible_agents}
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(random_legal(obs["action_mask"], rng))
+        steps += 1
+        if on_step is not None:
+            on_step(env)
+    return {"rewards": totals, "steps": steps}
+
+
+def play_parallel(env, seed: int, on_step=None) -> dict:
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset(seed=seed)
+    totals = {a: 0.0 for a in env.possible_agents}
+    steps = 0
+    while env.agents:
+        actions = {a: random_legal(observations[a]["action_mask"], rng) for a in env.agents}
+        observations, rewards, terms, truncs, infos = env.step(actions)
+        for a, r in rewards.items():
+            totals[a] += r
+        steps += 1
+        if on_step is not None:
+            on_step(env)
+    return {"rewards": totals, "steps": steps}
+
+
+def trajectory_digest(name: str, seed: int, **kwargs) -> str:
+    """A hash of every observation, reward and action of one seeded random game."""
+    module = env_module(name)
+    digest = hashlib.sha256()
+    if is_parallel(name):
+        env = module.parallel_env(**kwargs)
+        rng = np.random.default_rng(seed)
+        observations, _ = env.reset(seed=seed)
+        while env.agents:
+            actions = {a: random_legal(observations[a]["action_mask"], rng) for a in env.agents}
+            for a in sorted(observations):
+                digest.update(observations[a]["observation"].tobytes() + observations[a]["action_mask"].tobytes())
+            digest.update(repr(sorted(actions.items())).encode())
+            observations, rewards, *_ = env.step(actions)
+            digest.update(repr(sorted(rewards.items())).encode())
+    else:
+        env = module.env(**kwargs)
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            digest.update(agent.encode() + obs["observation"].tobytes() + obs["action_mask"].tobytes())
+            digest.update(repr((reward, term, trunc)).encode())
+            env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
+    return digest.hexdigest()

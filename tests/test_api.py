@@ -1,0 +1,217 @@
+"""API, determinism, bad-input and snapshot tests run on every registered env."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+
+import snack_envs
+from snack_envs.core.game import ConfigError, IllegalActionError
+from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_legal, trajectory_digest
+
+ENVS = list(snack_envs.ENV_NAMES)
+TURN_BASED = [n for n in ENVS if not is_parallel(n)]
+
+
+def player_counts(name: str) -> list[int]:
+    game = env_module(name).raw_env().game_class
+    return list(range(game.min_players, min(game.max_players, 5) + 1))
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_pettingzoo_api_test(name):
+    module = env_module(name)
+    for n in player_counts(name):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            api_test(module.env(num_players=n), num_cycles=300)
+            if is_parallel(name):
+                parallel_api_test(module.parallel_env(num_players=n), num_cycles=300)
+            else:
+                api_test(module.raw_env(num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_parallel_view_api(name):
+    parallel_api_test(env_module(name).parallel_env(), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_seed_test(name):
+    seed_test(env_module(name).env, num_cycles=300)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_render_test(name, capsys):
+    module = env_module(name)
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode))
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_same_seed_same_game_across_processes(name):
+    here = trajectory_digest(name, seed=11)
+    assert trajectory_digest(name, seed=11) == here
+    assert trajectory_digest(name, seed=12) != here
+    code = f"from tests.helpers import trajectory_digest; print(trajectory_digest({name!r}, seed=11))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == here
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_spaces_built_once_and_observations_fit_them(name):
+    module = env_module(name)
+    env = module.raw_env()
+    agent = env.possible_agents[0]
+    assert env.observation_space(agent) is env.observation_space(agent)
+    assert env.action_space(agent) is env.action_space(agent)
+    checked = 0
+
+    def check(e):
+        nonlocal checked
+        for a in e.agents:
+            obs = e.observe(a)
+            space = e.observation_space(a)
+            assert obs["observation"].dtype == space["observation"].dtype
+            assert obs["action_mask"].dtype == space["action_mask"].dtype == np.int8
+            assert space.contains(obs), (a, space["observation"].low, obs["observation"], space["observation"].high)
+            checked += 1
+
+    for seed in range(3):
+        (play_parallel if is_parallel(name) else play_aec)(module.parallel_env() if is_parallel(name) else env, seed, check)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_first_player_varies_with_seed(name):
+    env = env_module(name).raw_env()
+    starters = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        starters.add(env.agent_selection)
+    assert len(starters) == env.num_players
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_bad_keywords_are_clear_errors(name):
+    module = env_module(name)
+    with pytest.raises(ConfigError, match="no_such_option"):
+        module.raw_env(no_such_option=1)
+    with pytest.raises(ConfigError, match="num_players"):
+        module.raw_env(num_players=99)
+    with pytest.raises(ConfigError, match="num_players"):
+        module.raw_env(num_players=0)
+    with pytest.raises(ConfigError, match="reward"):
+        module.raw_env(reward="money")
+    with pytest.raises(ConfigError, match="render_mode"):
+        module.raw_env(render_mode="hologram")
+    with pytest.raises(ConfigError, match="max_steps"):
+        module.raw_env(max_steps=0)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_illegal_and_out_of_range_actions_raise_and_change_nothing(name):
+    env = env_module(name).raw_env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(5):  # a few moves in, so the state is not the initial one
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    before = json.dumps(env.state_dict(), sort_keys=True)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = np.flatnonzero(mask == 0)
+    bad_actions = [env.num_actions, -1, "a", 1.5, None]
+    if len(illegal):
+        bad_actions.append(int(illegal[0]))
+        with pytest.raises(IllegalActionError, match="legal actions: "):
+            env.step(int(illegal[0]))
+    for action in bad_actions:
+        with pytest.raises(IllegalActionError):
+            env.step(action)
+        assert json.dumps(env.state_dict(), sort_keys=True) == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_public_env_ends_the_game_on_an_illegal_move(name):
+    env = env_module(name).env()
+    env.reset(seed=5)
+    agent = env.agent_selection
+    illegal = np.flatnonzero(env.observe(agent)["action_mask"] == 0)
+    if not len(illegal):
+        pytest.skip("every action legal in this position")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(int(illegal[0]))
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[agent] == -1
+    assert all(r == 0 for a, r in env._cumulative_rewards.items() if a != agent)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_truncation_at_the_game_length_bound(name):
+    env = env_module(name).raw_env(max_steps=4)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not any(env.truncations.values()) and not any(env.terminations.values()):
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+        steps += 1
+    assert steps == 4 and all(env.truncations.values())
+    assert all(r == 0 for r in env._cumulative_rewards.values())
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_snapshot_round_trip_continues_identically(name):
+    module = env_module(name)
+    env = module.raw_env()
+    env.reset(seed=21)
+    rng = np.random.default_rng(21)
+    for _ in range(7):
+        if env.terminations[env.agent_selection]:
+            break
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    snapshot = json.loads(json.dumps(env.state_dict()))
+    other = module.raw_env()
+    other.load_state_dict(snapshot)
+    assert other.game == env.game
+    copy = env.game.copy()
+    assert copy == env.game and copy is not env.game
+    for _ in range(30):
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        a = env.agent_selection
+        assert other.agent_selection == a
+        assert np.array_equal(env.observe(a)["observation"], other.observe(a)["observation"])
+        action = random_legal(env.observe(a)["action_mask"], rng)
+        env.step(action)
+        other.step(action)  # chance continues identically: the rng state travels in the snapshot
+    assert other.game == env.game
+    with pytest.raises(ConfigError):
+        other.load_state_dict(dict(snapshot, env="another_env_v0"))
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_reward_modes(name):
+    module = env_module(name)
+    for seed in range(4):
+        env = module.raw_env(reward="score")
+        result = play_aec(env, seed)
+        game = env.game
+        if game.game_over:
+            scale = max(abs(v) for v in game.score_range)
+            for seat, agent in enumerate(env.seat_agents):
+                assert result["rewards"][agent] == pytest.approx(game.scores()[seat] / scale)
+                assert -1 <= result["rewards"][agent] <= 1
+        env = module.raw_env(reward="win")
+        result = play_aec(env, seed)
+        winners = set(env.game.winners())
+        values = result["rewards"]
+        if len(winners) == env.num_players:
+            assert set(values.values()) == {0.0}
+        else:
+            for seat, agent in enumerate(env.seat_agents):
+                assert values[agent] == (1.0 if seat in winners else -1.0)

@@ -1,0 +1,1 @@
+"""Training, evaluation and play tools for snack-envs (Stable-Baselines3 / sb3-contrib)."""
