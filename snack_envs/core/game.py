@@ -146,6 +146,10 @@ class Game:
         """Whether `player` must choose an action now (turn-based: the current player)."""
         return player == self.current_player
 
+    def state_changed(self) -> None:
+        """Call after editing state fields by hand (tests, puzzles): forgets cached legal actions."""
+        self._legal_cache.clear()
+
     def _legal_actions(self, player: int) -> list[int]:
         raise NotImplementedError
 

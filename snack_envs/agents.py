@@ -1,0 +1,66 @@
+"""Policies that play any snack env from what a seat observes: random, heuristic, trained checkpoints.
+
+A policy is any object with `act(observation, action_mask) -> int` (the two
+arrays of an env's observation dict) and `reset(seed)` (called at the start of
+each game, so stochastic policies are reproducible). `make_policy(spec, ...)`
+builds one from a short spec: "random", "heuristic", or a checkpoint path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+class Policy(Protocol):
+    name: str
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if not len(legal):
+            raise ValueError("no legal action in the mask")
+        return int(legal[self.rng.integers(len(legal))])
+
+
+def game_package(env_name: str) -> str:
+    """'snack_rabbits_v0' -> 'snack_envs.snack_rabbits'."""
+    return "snack_envs." + env_name.rsplit("_v", 1)[0]
+
+
+def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:
+    """The game's rule-based baseline (its `heuristic.HeuristicPolicy`)."""
+    module = importlib.import_module(game_package(env_name) + ".heuristic")
+    return module.HeuristicPolicy(num_players=num_players, **env_options)
+
+
+def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = None, **env_options) -> Policy:
+    """"random", "heuristic", or the path of a checkpoint (.zip) trained on `env_name`."""
+    if spec == "random":
+        return RandomPolicy(seed)
+    if spec == "heuristic":
+        return heuristic_policy(env_name, num_players, **env_options)
+    if spec.endswith(".zip") or Path(spec).exists():
+        from snack_envs.checkpoints import load_policy
+
+        return load_policy(spec, env_name=env_name, num_players=num_players)
+    raise ValueError(f"unknown policy {spec!r}: use 'random', 'heuristic' or a checkpoint path")

@@ -1,0 +1,178 @@
+"""A single-agent Gymnasium view of any snack env: one learner against opponent policies.
+
+    from snack_envs.single_agent import SingleAgentEnv
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["heuristic"], num_players=2)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.action_masks().nonzero()[0][0])
+
+- The learner takes a random seat each episode (drawn from the seeded rng);
+  every other seat is played by an opponent policy drawn per episode from
+  `opponents` (policies, or specs "random" / "heuristic" / a checkpoint path),
+  or by `opponent_sampler(rng) -> Policy` when given (self-play pools).
+- Opponents move inside `step()` (in a turn-based game until the learner is
+  to act again or the game ends; in a simultaneous game in the same tick), so
+  the reward returned is the learner's own, also when an opponent's move ends
+  the game.
+- Observations are the learner's flat vector; `action_masks()` (a method of
+  this class, so sb3-contrib's MaskablePPO finds it through DummyVecEnv and
+  SubprocVecEnv) gives the legal actions.
+- An illegal action (SB3's and Gymnasium's env checkers sample unmasked
+  actions) ends the episode with `illegal_reward` (default -1) and
+  `info["illegal_action"] = True`, the convention of PettingZoo's
+  TerminateIllegalWrapper; `illegal_action="raise"` raises instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Sequence
+
+import gymnasium
+import numpy as np
+
+from snack_envs.agents import Policy, make_policy
+from snack_envs.core.game import ConfigError, IllegalActionError
+
+
+class SingleAgentEnv(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        env_name: str,
+        opponents: Sequence[Policy | str] = ("random",),
+        opponent_sampler: Callable[[np.random.Generator], Policy] | None = None,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ):
+        module = importlib.import_module(f"snack_envs.{env_name}")
+        self.env_name = env_name
+        self.parallel = bool(getattr(module, "IS_PARALLEL", False))
+        make_raw = module.raw_parallel_env if self.parallel else module.raw_env
+        self.raw = make_raw(render_mode=render_mode, **env_kwargs)
+        if illegal_action not in ("penalize", "raise"):
+            raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.num_players = self.raw.num_players
+        options = {k: v for k, v in env_kwargs.items() if k in self.raw.game_class.options}
+        self.opponent_pool = [
+            make_policy(o, env_name, self.num_players, **options) if isinstance(o, str) else o for o in opponents
+        ]
+        if not self.opponent_pool and opponent_sampler is None:
+            raise ConfigError("give at least one opponent policy or an opponent_sampler")
+        self.opponent_sampler = opponent_sampler
+        agent = self.raw.possible_agents[0]
+        self.observation_space = self.raw.observation_space(agent)["observation"]
+        self.action_space = self.raw.action_space(agent)
+        self._rng = np.random.default_rng()
+        self.learner: str = agent
+        self.opponents: dict[str, Policy] = {}
+        self._done = True
+
+    # --- episode -------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        raw = self.raw
+        game_seed = int(self._rng.integers(2**62))
+        if self.parallel:
+            self._observations, _ = raw.reset(seed=game_seed)
+        else:
+            raw.reset(seed=game_seed)
+        self.learner = raw.possible_agents[int(self._rng.integers(self.num_players))]
+        self.opponents = {}
+        for agent in raw.possible_agents:
+            if agent != self.learner:
+                policy = self._draw_opponent()
+                policy.reset(int(self._rng.integers(2**62)))
+                self.opponents[agent] = policy
+        self._done = False
+        self._parallel_end = (False, False, {})
+        reward = 0.0 if self.parallel else self._play_opponents()
+        if self._done:  # the opponents ended the game before the learner moved (rare)
+            raise RuntimeError(f"{self.env_name}: the game ended before the learner's first move (reward {reward})")
+        return self._learner_obs(), {"learner": self.learner, "opponents": {a: p.name for a, p in self.opponents.items()}}
+
+    def _draw_opponent(self) -> Policy:
+        if self.opponent_sampler is not None:
+            return self.opponent_sampler(self._rng)
+        return self.opponent_pool[int(self._rng.integers(len(self.opponent_pool)))]
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() after the episode ended; call reset()")
+        action = int(action)
+        if not (0 <= action < self.action_space.n and self.action_masks()[action]):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{self.env_name}: action {action} is not legal for the learner")
+            self._done = True
+            return self._learner_obs(), self.illegal_reward, True, False, {"illegal_action": True}
+        if self.parallel:
+            reward = self._step_parallel(action)
+        else:
+            self.raw.step(action)
+            reward = self._play_opponents()
+        terminated, truncated = self._episode_end()
+        info = dict(self._learner_info()) if self._done else {}
+        return self._learner_obs(), reward, terminated, truncated, info
+
+    def _play_opponents(self) -> float:
+        """Let opponents move until the learner is to act or the game ends; the learner's reward meanwhile."""
+        raw = self.raw
+        while not (raw.terminations[self.learner] or raw.truncations[self.learner]):
+            agent = raw.agent_selection
+            if agent == self.learner:
+                break
+            obs = raw.observe(agent)
+            raw.step(self.opponents[agent].act(obs["observation"], obs["action_mask"]))
+        self._episode_end()
+        return float(raw._cumulative_rewards[self.learner])
+
+    def _step_parallel(self, action: int) -> float:
+        actions = {self.learner: action}
+        for agent, policy in self.opponents.items():
+            obs = self._observations[agent]
+            actions[agent] = policy.act(obs["observation"], obs["action_mask"])
+        self._observations, rewards, terms, truncs, infos = self.raw.step(actions)
+        self._parallel_end = (terms.get(self.learner, True), truncs.get(self.learner, False), infos.get(self.learner, {}))
+        self._done = self._parallel_end[0] or self._parallel_end[1]
+        return float(rewards.get(self.learner, 0.0))
+
+    def _episode_end(self) -> tuple[bool, bool]:
+        if self.parallel:
+            terminated, truncated, _ = self._parallel_end
+        else:
+            terminated = bool(self.raw.terminations.get(self.learner, False))
+            truncated = bool(self.raw.truncations.get(self.learner, False))
+        self._done = terminated or truncated
+        return terminated, truncated
+
+    def _learner_info(self) -> dict:
+        if self.parallel:
+            return self._parallel_end[2]
+        return self.raw.infos.get(self.learner, {})
+
+    def _learner_obs(self) -> np.ndarray:
+        if self.parallel:
+            obs = self._observations.get(self.learner)
+            return obs["observation"] if obs is not None else np.zeros(self.observation_space.shape, self.observation_space.dtype)
+        return self.raw.observe(self.learner)["observation"]
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as booleans (all False once the episode has ended)."""
+        if self._done:
+            return np.zeros(self.action_space.n, dtype=bool)
+        if self.parallel:
+            return self._observations[self.learner]["action_mask"].astype(bool)
+        return self.raw.observe(self.learner)["action_mask"].astype(bool)
+
+    def render(self):
+        return self.raw.render()
+
+    def close(self):
+        self.raw.close()

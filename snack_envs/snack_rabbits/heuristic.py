@@ -1,0 +1,84 @@
+"""A rule-based Snack Rabbits player: the baseline that trained agents must beat.
+
+It reads only its own observation. For every fence with cards and every
+number of white dice it may roll, it weighs the haul against the dice:
+
+    expected value = P(some die >= height) * (points - DIE_COST * dice lost)
+
+where "points" is the change in its own score (a vegetable scores its full
+value once it holds at least as many as anybody else, 1 per card otherwise)
+plus the points the haul would have given the opponent it helps most: in a
+race for majorities, a card denied counts about as much as a card gained. It hops on the best option if that is worth more than a stop
+(an extra die is worth about STOP_VALUE points later); once Farmer Brown is
+out, stopping only delays the end, so it hops whenever it can gain something.
+A stop with an empty pool takes from the opponent holding the most dice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from snack_envs.snack_rabbits.components import FENCES, NUM_FENCES, NUM_KINDS, VALUES
+from snack_envs.snack_rabbits.observation import LAYOUT
+from snack_envs.snack_rabbits.rules import DICE_CHOICES, MAX_PLAYERS, STOP, TAKE_FROM
+
+DIE_COST = 0.5  # points a white die is worth to keep
+STOP_VALUE = 3.0  # points a stop (one more die) is worth before Farmer Brown
+DENIAL = 1.0  # weight of the points the haul would have given the opponent it helps most
+
+
+def added_points(cards: np.ndarray, mine: np.ndarray, best_other: np.ndarray) -> float:
+    gain = 0.0
+    for kind in range(NUM_KINDS):
+        c = cards[kind]
+        if not c:
+            continue
+        m, o = mine[kind], best_other[kind]
+        before = VALUES[kind] if m and m >= o else m
+        after = VALUES[kind] if m + c >= o else m + c
+        gain += after - before
+    return gain
+
+
+class HeuristicPolicy:
+    name = "heuristic"
+
+    def __init__(self, num_players: int = 2, **options):
+        self.num_players = num_players
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        o = LAYOUT.unpack(observation)
+        fences = o["fences"].reshape(NUM_FENCES, NUM_KINDS)
+        collections = o["collections"].reshape(MAX_PLAYERS, NUM_KINDS)
+        mine, others = collections[0], collections[1 : self.num_players]
+        best_other = others.max(axis=0)
+        farmer_out = o["farmer_revealed"][0] > 0
+        best_action, best_value = None, -np.inf
+        for f in range(NUM_FENCES):
+            if not fences[f].any():
+                continue
+            gain = added_points(fences[f], mine, best_other) + DENIAL * max(
+                added_points(fences[f], collections[r], np.maximum(mine, np.delete(others, r - 1, axis=0).max(axis=0, initial=0)))
+                for r in range(1, self.num_players)
+            )
+            miss = (FENCES[f] - 1) / 6
+            for w in range(DICE_CHOICES):
+                action = f * DICE_CHOICES + w
+                if not action_mask[action]:
+                    continue
+                value = (1 - miss ** (1 + w)) * (gain - DIE_COST * w)
+                if value > best_value:
+                    best_action, best_value = action, value
+        threshold = 0.0 if farmer_out else STOP_VALUE
+        if best_action is not None and best_value > threshold:
+            return best_action
+        if action_mask[STOP]:
+            return STOP
+        takes = [a for a in range(TAKE_FROM, TAKE_FROM + MAX_PLAYERS - 1) if action_mask[a]]
+        if takes:
+            dice = o["white_dice"]
+            return max(takes, key=lambda a: dice[a - TAKE_FROM + 1])
+        return int(np.flatnonzero(action_mask)[0])

@@ -1,0 +1,284 @@
+"""The single-agent adapter, checkpoints, the evaluator, the config loader and a short training run."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import snack_envs
+from snack_envs.agents import RandomPolicy
+from snack_envs.checkpoints import CheckpointError, load_policy, save_checkpoint
+from snack_envs.core.game import ConfigError, IllegalActionError
+from snack_envs.single_agent import SingleAgentEnv
+from training.config import load_config
+from training.evaluate import fit_elo, head_to_head, tournament, wilson_interval
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)
+ENVS = list(snack_envs.ENV_NAMES)
+
+
+class AlwaysLast:
+    """Scripted agent: the highest legal action (in Snack Rabbits: always stop / take a die)."""
+
+    name = "always_last"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+# --- the adapter ------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ENVS)
+def test_adapter_passes_gymnasium_and_sb3_checkers(name):
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gym_check(SingleAgentEnv(name, opponents=["random"]), skip_render_check=True)
+        sb3_check(SingleAgentEnv(name, opponents=["random"]))
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_adapter_masks_match_the_env_and_rewards_are_the_learners(name):
+    env = SingleAgentEnv(name, opponents=["random"])
+    rng = np.random.default_rng(0)
+    seats, opponent_ended, finished = set(), 0, 0
+    for episode in range(30):
+        obs, info = env.reset(seed=episode)
+        seats.add(info["learner"])
+        done = False
+        while not done:
+            mask = env.action_masks()
+            raw_obs = env._observations[env.learner] if env.parallel else env.raw.observe(env.learner)
+            assert np.array_equal(mask, raw_obs["action_mask"].astype(bool))
+            assert np.array_equal(obs, raw_obs["observation"])
+            action = int(rng.choice(np.flatnonzero(mask)))
+            if not env.parallel:  # replay the learner's move on a copy: did it end the game itself?
+                probe = env.raw.game.copy()
+                probe.apply(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+            if not done and not env.parallel:
+                assert reward == 0
+        if terminated and not env.parallel:
+            finished += 1
+            game, seat = env.raw.game, env.raw.agent_seats[env.learner]
+            winners = game.winners()
+            assert reward == (0.0 if len(winners) == game.num_players else 1.0 if seat in winners else -1.0)
+            opponent_ended += not probe.game_over
+    assert len(seats) == env.num_players  # the learner's seat varies
+    if not env.parallel:
+        assert finished > 20 and 0 < opponent_ended < finished  # both the learner and the opponents ended games
+
+
+def test_adapter_reward_when_an_opponents_move_ends_the_game():
+    """Scripted: the learner stops, then the opponent clears the last space after Farmer Brown."""
+    from snack_envs.snack_rabbits.components import FARMER_BROWN
+    from snack_envs.snack_rabbits.rules import STOP
+
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["heuristic"])
+    env.reset(seed=1)
+    game = env.raw.game
+    learner_seat = env.raw.agent_seats[env.learner]
+    tomato = 0  # card id 0 is a tomato (the first card of the table)
+    game.deck = [c for c in range(63) if c != tomato]  # the unrevealed cards below Farmer Brown
+    game.farmer_revealed = True
+    game.fences = [[0] * 7 for _ in range(5)]
+    game.fences[0][0] = 1  # one tomato behind fence 2
+    game.collections = [[0] * 7, [0] * 7]
+    game.white = [7, 7]
+    game.white[learner_seat] = 0
+    game.pool = 1
+    game.current_player = learner_seat
+    game.state_changed()
+    assert game.invariant_violations() == [] and FARMER_BROWN not in game.deck
+    for _ in range(10):  # the learner only stops (or takes a die); the opponent hops until it makes it
+        stop = STOP if env.action_masks()[STOP] else int(np.flatnonzero(env.action_masks())[-1])
+        obs, reward, terminated, truncated, info = env.step(stop)
+        if terminated or truncated:
+            break
+    assert terminated and not truncated
+    assert game.game_over and game.collections[1 - learner_seat][0] == 1  # the opponent hopped and took it
+    assert reward == -1.0 and info["score"] == 0.0 and not info["winner"]
+
+
+def test_adapter_illegal_actions_end_the_episode_or_raise():
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["random"])
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert terminated and reward == -1.0 and info["illegal_action"]
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["random"], illegal_action="raise")
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    with pytest.raises(ConfigError):
+        SingleAgentEnv("snack_rabbits_v0", illegal_action="ignore")
+
+
+def test_adapter_is_deterministic_for_a_seed():
+    def run():
+        env = SingleAgentEnv("snack_rabbits_v0", opponents=["random", "heuristic"])
+        obs, _ = env.reset(seed=5)
+        trace = [obs.tobytes()]
+        for _ in range(40):
+            obs, reward, term, trunc, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            trace.append(obs.tobytes() + repr(reward).encode())
+            if term or trunc:
+                obs, _ = env.reset()
+        return trace
+
+    assert run() == run()
+
+
+def test_adapter_works_in_subproc_vec_env():
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = SubprocVecEnv([lambda: SingleAgentEnv("snack_rabbits_v0", opponents=["random"])] * 2)
+    try:
+        vec.reset()
+        masks = get_action_masks(vec)
+        assert masks.shape == (2, 49) and masks.any(axis=1).all()
+    finally:
+        vec.close()
+
+
+# --- MaskablePPO smoke runs and checkpoints --------------------------------------------------
+@pytest.mark.parametrize("name", ENVS)
+def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = SingleAgentEnv(name, opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(192)
+    facts = __import__("snack_envs.checkpoints", fromlist=["env_facts"]).env_facts(name, env.num_players)
+    path = save_checkpoint(model, tmp_path / f"{name}.zip", {**facts, "env_options": {}, "timesteps": 192})
+    assert path.exists() and path.with_suffix(".json").exists()
+    assert not list(tmp_path.glob("*.partial*")) and not list(tmp_path.glob("*.tmp"))
+    policy = load_policy(path, env_name=name)
+    obs, _ = env.reset(seed=3)
+    for _ in range(200):
+        mask = env.action_masks()
+        action = policy.act(obs, mask.astype(np.int8))
+        assert mask[action], "a masked prediction chose an illegal action"
+        obs, _, term, trunc, _ = env.step(action)
+        if term or trunc:
+            obs, _ = env.reset()
+    other = next((n for n in ENVS if n != name), None)
+    if other:
+        with pytest.raises(CheckpointError, match="trained on"):
+            load_policy(path, env_name=other)
+
+
+def test_checkpoint_for_another_version_or_shape_is_refused(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.checkpoints import env_facts
+
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, device="cpu", policy_kwargs={"net_arch": [8]})
+    facts = env_facts("snack_rabbits_v0", 2)
+    path = save_checkpoint(model, tmp_path / "m.zip", {**facts, "env_options": {}})
+    meta = json.loads(path.with_suffix(".json").read_text())
+    for key, value in [("env_version", 99), ("observation_size", 3), ("num_actions", 7)]:
+        path.with_suffix(".json").write_text(json.dumps(dict(meta, **{key: value})))
+        with pytest.raises(CheckpointError, match=key):
+            load_policy(path)
+    path.with_suffix(".json").unlink()
+    with pytest.raises(CheckpointError, match="metadata"):
+        load_policy(path)
+
+
+# --- the evaluator --------------------------------------------------------------------------
+def test_wilson_interval_and_elo_known_values():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson_interval(0, 10)[0] == 0.0
+    elo = fit_elo(["a", "b"], [{"hero": "a", "villain": "b", "win_rate": 0.75, "games": 100},
+                               {"hero": "b", "villain": "a", "win_rate": 0.25, "games": 100}], anchor="b")
+    assert elo["b"] == 1000 and elo["a"] - elo["b"] == pytest.approx(400 * math.log10(3), abs=1)
+
+
+def test_evaluator_on_scripted_agents_with_a_known_result():
+    """An agent that only ever stops never holds a vegetable; random hops and wins every finished game."""
+    result = head_to_head("snack_rabbits_v0", RandomPolicy(0), AlwaysLast(), games=20)
+    assert result["wins"] + result["unfinished"] == 20 and result["losses"] == 0
+    assert result["villain_mean_score_ci95"][0] == 0.0
+    assert result["unfinished"] == 0
+
+
+def test_tournament_table_files_and_symmetry(tmp_path):
+    from training.evaluate import format_table, write_outputs
+
+    results = tournament("snack_rabbits_v0", {"random": RandomPolicy(1), "stopper": AlwaysLast()}, games=10)
+    rates = {(m["hero"], m["villain"]): m["win_rate"] for m in results["matches"]}
+    assert rates[("random", "stopper")] == 1.0 and rates[("stopper", "random")] == 0.0
+    assert results["agents"]["random"]["elo"] > results["agents"]["stopper"]["elo"]
+    assert "random" in format_table(results)
+    paths = write_outputs(results, tmp_path)
+    assert all(p.exists() and p.stat().st_size > 0 for p in paths)
+    assert paths[2].read_bytes()[:4] == b"\x89PNG"
+
+
+# --- configs ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["algo.lerning_rate=0.1"], "unknown config key 'algo.lerning_rate'"),
+        (["n_envs=0"], "n_envs"),
+        (["algo.gamma=1.5"], "algo.gamma"),
+        (["vec_env=gpu"], "vec_env"),
+        (["env.name=chess_v6"], "env.name"),
+        (["env.num_players=9"], "num_players"),
+        (["env.options={nonsense: 1}"], "nonsense"),
+        (["algo.batch_size=100000"], "batch_size"),
+        (["opponents.random=0", "opponents.heuristic=0", "opponents.self=0"], "weights"),
+        (["timesteps"], "key.sub=value"),
+    ],
+)
+def test_config_loader_rejects_bad_configs(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_every_shipped_config_loads(tmp_path):
+    from training.config import CONFIG_DIR
+
+    for path in CONFIG_DIR.glob("*.yaml"):
+        config = load_config(path)
+        assert config["env"]["name"] in snack_envs.ENV_NAMES
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("extends: null\nenv: {name: snack_rabbits_v0}\n")
+    with pytest.raises(ConfigError, match="missing"):
+        load_config(bad)
+
+
+# --- a whole (tiny) training run, resumed --------------------------------------------------
+def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
+    from training.train import train
+
+    config = load_config(None, ["timesteps=256", "n_envs=2", "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1",
+                                "algo.net_arch=[16]", "eval.every=128", "eval.games=4", "eval.final_games=6",
+                                "opponents.snapshot_every=128"])
+    run = tmp_path / "run"
+    result = train(config, run)
+    meta = json.loads((run / "final.json").read_text())
+    assert meta["env_name"] == "snack_rabbits_v0" and meta["timesteps"] == result["timesteps"] >= 256
+    assert set(meta["evaluation"]) == {"random", "heuristic"} and meta["evaluation"]["random"]["games"] == 6
+    assert {"torch", "sb3_contrib", "snack_envs"} <= set(meta["library_versions"])
+    assert (run / "learning_curve.png").exists() and (run / "eval.csv").exists() and (run / "latest.zip").exists()
+    assert list((run / "snapshots").glob("*.zip"))
+    config["timesteps"] = 512
+    (run / "config.json").write_text(json.dumps(config))
+    result = train(config, run, resume=True)
+    assert result["timesteps"] >= 512

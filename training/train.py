@@ -1,0 +1,253 @@
+"""Train a MaskablePPO agent on any snack env by self-play, evaluate it, and save a checkpoint.
+
+    snack-train                                  # the embedded quick-start config (Snack Rabbits)
+    snack-train --config configs/snack_wars.yaml --set timesteps=200000 --set algo.learning_rate=1e-4
+    snack-train --resume runs/snack_rabbits_v0-s0-20261129-120000
+
+The learner plays one random seat of `SingleAgentEnv`; each opponent seat
+draws, per episode, random / heuristic / a frozen snapshot of the learner by
+the weights in `opponents:` (snapshots join the pool every
+`opponents.snapshot_every` timesteps, at most `max_snapshots`, oldest
+dropped; until the first exists its weight goes to the heuristic).
+Every `eval.every` timesteps the learner (deterministic, masked) plays
+`eval.games` games against each `eval.opponents`; results go to TensorBoard,
+eval.csv and the progress line, and the run is checkpointed atomically
+(latest.zip + state.json), so an interrupted run resumes where it stopped.
+At the end: a final evaluation over `eval.final_games` games, the checkpoint
+`final.zip` with its metadata, and learning_curve.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from snack_envs.agents import RandomPolicy, heuristic_policy
+from snack_envs.checkpoints import CheckpointPolicy, env_facts, load_policy, save_checkpoint, write_json_atomic
+from snack_envs.single_agent import SingleAgentEnv
+from training.config import load_config
+from training.evaluate import head_to_head
+
+
+class OpponentPool:
+    """Draws an opponent per seat and episode: random, heuristic or a frozen snapshot, by weight."""
+
+    def __init__(self, env_name: str, num_players: int, weights: dict[str, float], max_snapshots: int, options: dict):
+        self.random = RandomPolicy()
+        self.heuristic = heuristic_policy(env_name, num_players, **options)
+        self.weights = weights
+        self.max_snapshots = max_snapshots
+        self.env_name, self.num_players = env_name, num_players
+        self.snapshots: list[Any] = []
+
+    def add_snapshot(self, path: str) -> None:
+        self.snapshots.append(load_policy(path, self.env_name, self.num_players, deterministic=False))
+        del self.snapshots[: -self.max_snapshots]
+
+    def __call__(self, rng: np.random.Generator):
+        w = self.weights
+        kinds = ["random", "heuristic", "self"]
+        weights = np.array([w["random"], w["heuristic"] + (0 if self.snapshots else w["self"]), w["self"] if self.snapshots else 0.0])
+        kind = kinds[int(rng.choice(3, p=weights / weights.sum()))]
+        if kind == "self":
+            return self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return self.random if kind == "random" else self.heuristic
+
+
+class SelfPlayEnv(SingleAgentEnv):
+    """SingleAgentEnv whose opponents come from an OpponentPool that grows during training."""
+
+    def __init__(self, config: dict):
+        env_cfg = config["env"]
+        options = env_cfg.get("options", {})
+        self.pool = OpponentPool(env_cfg["name"], env_cfg["num_players"], config["opponents"], config["opponents"]["max_snapshots"], options)
+        super().__init__(env_cfg["name"], opponents=(), opponent_sampler=self.pool, num_players=env_cfg["num_players"],
+                         reward=env_cfg["reward"], **options)
+
+    def add_snapshot(self, path: str) -> None:
+        self.pool.add_snapshot(path)
+
+
+def make_vec_env(config: dict, run_dir: Path):
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    monitor_dir = run_dir / "monitor"
+    monitor_dir.mkdir(parents=True, exist_ok=True)
+
+    def factory(i: int):
+        def make():
+            return Monitor(SelfPlayEnv(config), str(monitor_dir / f"env{i}"))
+
+        return make
+
+    cls = SubprocVecEnv if config["vec_env"] == "subproc" else DummyVecEnv
+    vec = cls([factory(i) for i in range(config["n_envs"])])
+    vec.seed(config["seed"])
+    return vec
+
+
+def evaluate_model(model, config: dict, games: int, seed: int) -> dict[str, dict]:
+    env_cfg = config["env"]
+    learner = CheckpointPolicy(model, "learner")
+    options = env_cfg.get("options", {})
+    results = {}
+    for spec in config["eval"]["opponents"]:
+        from snack_envs.agents import make_policy
+
+        opponent = make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=seed, **options)
+        results[spec] = head_to_head(env_cfg["name"], learner, opponent, games, env_cfg["num_players"], seed=seed, **options)
+    return results
+
+
+def make_callback(config: dict, run_dir: Path, state: dict):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainingCallback(BaseCallback):
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            opp = config["opponents"]
+            if steps - state["last_snapshot"] >= opp["snapshot_every"] and opp["self"] > 0:
+                path = run_dir / "snapshots" / f"step{steps}.zip"
+                save_checkpoint(self.model, path, checkpoint_metadata(config, steps, state))
+                self.training_env.env_method("add_snapshot", str(path))
+                state["snapshots"] = (state["snapshots"] + [str(path)])[-opp["max_snapshots"]:]
+                state["last_snapshot"] = steps
+            if steps - state["last_eval"] >= config["eval"]["every"]:
+                state["last_eval"] = steps
+                results = evaluate_model(self.model, config, config["eval"]["games"], seed=10_000 + steps)
+                with (run_dir / "eval.csv").open("a", newline="") as f:
+                    writer = csv.writer(f)
+                    for spec, r in results.items():
+                        self.logger.record(f"eval/win_rate_vs_{spec}", r["win_rate"])
+                        writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0]])
+                print(f"\n[{steps} steps] " + ", ".join(f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
+                state["timesteps"] = steps
+                state["wall_time_s"] = state["wall_time_before"] + time.time() - state["started"]
+                save_checkpoint(self.model, run_dir / "latest.zip", checkpoint_metadata(config, steps, state))
+                write_json_atomic(run_dir / "state.json", state)
+            return True
+
+    return TrainingCallback()
+
+
+def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict | None = None) -> dict:
+    env_cfg = config["env"]
+    return {
+        **env_facts(env_cfg["name"], env_cfg["num_players"], env_cfg.get("options")),
+        "env_options": env_cfg.get("options", {}),
+        "reward": env_cfg["reward"],
+        "config": config,
+        "seed": config["seed"],
+        "timesteps": steps,
+        "wall_time_s": round(state.get("wall_time_before", 0) + time.time() - state["started"], 1),
+        "evaluation": evaluation or {},
+    }
+
+
+def learning_curve(run_dir: Path) -> Path | None:
+    """eval win rates and episode rewards against timesteps, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evals: dict[str, list[tuple[int, float]]] = {}
+    if (run_dir / "eval.csv").exists():
+        for row in csv.reader((run_dir / "eval.csv").open()):
+            evals.setdefault(row[1], []).append((int(row[0]), float(row[2])))
+    rewards, lengths = [], []
+    for monitor in sorted((run_dir / "monitor").glob("*.monitor.csv")):
+        lines = monitor.read_text().splitlines()[2:]
+        for line in lines:
+            r, l, t = line.split(",")[:3]
+            rewards.append((float(t), float(r), int(l)))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for spec, points in evals.items():
+        xs, ys = zip(*points)
+        ax1.plot(xs, ys, marker="o", label=f"vs {spec}")
+    ax1.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax1.set(xlabel="timesteps", ylabel="win rate (ties 1/2)", title="evaluation", ylim=(0, 1))
+    ax1.legend()
+    if rewards:
+        rewards.sort()
+        steps = np.cumsum([l for _, _, l in rewards])
+        values = np.array([r for _, r, _ in rewards])
+        window = max(1, len(values) // 50)
+        smooth = np.convolve(values, np.ones(window) / window, mode="valid")
+        ax2.plot(steps[window - 1:], smooth)
+    ax2.set(xlabel="timesteps", ylabel=f"episode reward (mean of {max(1, len(rewards) // 50)})", title="training episodes")
+    fig.tight_layout()
+    path = run_dir / "learning_curve.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(config["torch_threads"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
+    if resume:
+        state.update(json.loads((run_dir / "state.json").read_text()))
+        state["wall_time_before"] = state.get("wall_time_s", 0.0)
+    else:
+        write_json_atomic(run_dir / "config.json", config)
+    state["started"] = time.time()
+    vec = make_vec_env(config, run_dir)
+    for path in state["snapshots"]:
+        vec.env_method("add_snapshot", path)
+    algo = dict(config["algo"])
+    net_arch = algo.pop("net_arch")
+    if resume:
+        model = MaskablePPO.load(run_dir / "latest.zip", env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
+    else:
+        model = MaskablePPO("MlpPolicy", vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
+                            policy_kwargs={"net_arch": net_arch}, **algo)
+    remaining = config["timesteps"] - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=make_callback(config, run_dir, state), progress_bar=True, reset_num_timesteps=not resume)
+    vec.close()
+    final = evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
+    state["timesteps"] = model.num_timesteps
+    meta = checkpoint_metadata(config, model.num_timesteps, state, evaluation=final)
+    path = save_checkpoint(model, run_dir / "final.zip", meta)
+    learning_curve(run_dir)
+    return {"checkpoint": str(path), "evaluation": final, "wall_time_s": meta["wall_time_s"], "timesteps": model.num_timesteps}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/quickstart.yaml)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set algo.learning_rate=1e-4")
+    parser.add_argument("--run-dir", type=Path, default=None, help="where to write the run (default: output_dir/<env>-s<seed>-<time>)")
+    parser.add_argument("--resume", type=Path, default=None, help="continue an interrupted run in this folder")
+    args = parser.parse_args(argv)
+    if args.resume:
+        config = json.loads((args.resume / "config.json").read_text())
+        run_dir = args.resume
+    else:
+        config = load_config(args.config, args.overrides)
+        run_dir = args.run_dir or Path(config["output_dir"]) / f"{config['env']['name']}-s{config['seed']}-{time.strftime('%Y%m%d-%H%M%S')}"
+    print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} timesteps -> {run_dir}")
+    result = train(config, run_dir, resume=bool(args.resume))
+    print(f"\ntrained {result['timesteps']} timesteps in {result['wall_time_s']:.0f} s; checkpoint {result['checkpoint']}")
+    print(f"{'opponent':12s} {'games':>6s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} {'mean score (agent vs opp)':>27s}")
+    for spec, r in result["evaluation"].items():
+        lo, hi = r["win_rate_ci95"]
+        print(f"{spec:12s} {r['games']:6d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] {r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
+              f" {r['hero_mean_score_ci95'][0]:12.2f} vs {r['villain_mean_score_ci95'][0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
