@@ -1,0 +1,1 @@
+"""Snack Wars: rules, components, observation encoder and env binding."""
