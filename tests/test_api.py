@@ -13,10 +13,20 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import snack_envs
 from snack_envs.core.game import ConfigError, IllegalActionError
-from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_legal, trajectory_digest
+from tests.helpers import (
+    env_module,
+    is_parallel,
+    parallel_masked_seed_test,
+    play_aec,
+    play_parallel,
+    random_joint,
+    random_legal,
+    trajectory_digest,
+)
 
 ENVS = list(snack_envs.ENV_NAMES)
 TURN_BASED = [n for n in ENVS if not is_parallel(n)]
+PARALLEL = [n for n in ENVS if is_parallel(n)]
 
 
 def player_counts(name: str) -> list[int]:
@@ -31,10 +41,10 @@ def test_pettingzoo_api_test(name):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             api_test(module.env(num_players=n), num_cycles=300)
+            api_test(module.raw_env(num_players=n), num_cycles=300)
             if is_parallel(name):
                 parallel_api_test(module.parallel_env(num_players=n), num_cycles=300)
-            else:
-                api_test(module.raw_env(num_players=n), num_cycles=300)
+                parallel_api_test(module.raw_parallel_env(num_players=n), num_cycles=300)
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
@@ -215,3 +225,179 @@ def test_reward_modes(name):
         else:
             for seat, agent in enumerate(env.seat_agents):
                 assert values[agent] == (1.0 if seat in winners else -1.0)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_declared_facts_hold(name):
+    module = env_module(name)
+    game_cls = module.raw_env().game_class
+    assert isinstance(game_cls.version, int) and name.endswith(f"_v{game_cls.version}")
+    assert 1 <= game_cls.min_players <= game_cls.default_players <= game_cls.max_players
+    low, high = game_cls.score_range
+    assert low < high
+    for n in player_counts(name):
+        env = module.raw_env(num_players=n)
+        agent = env.possible_agents[0]
+        assert env.action_space(agent).n == env.num_actions
+        assert env.observation_space(agent)["observation"].shape == (env.encoder.layout.size,)
+        assert env.max_steps == game_cls.default_max_steps(n) > 0
+        for seed in range(3):
+            if is_parallel(name):
+                play_parallel(module.raw_parallel_env(num_players=n), seed)
+                game = None
+            else:
+                play_aec(env, seed)
+                game = env.game
+            if game is not None and game.game_over:
+                assert all(low <= s <= high for s in game.scores()), (game.scores(), game.score_range)
+
+
+# --- simultaneous envs: the same checks through the parallel API ---------------------------------
+# Their module gives `parallel_env` (public, illegal moves end the game), `raw_parallel_env`
+# (illegal input raises IllegalActionError), and the AEC views `env` / `raw_env`.
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_seed_tests(name):
+    module = env_module(name)
+    parallel_masked_seed_test(module.parallel_env, num_cycles=300)
+    seed_test(module.env, num_cycles=300)  # the AEC view; PettingZoo's AEC seed_test samples masked actions
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_seats_vary_with_seed(name):
+    env = env_module(name).raw_parallel_env()
+    orders = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        orders.add(tuple(env.seat_agents))
+    assert len(orders) > 1
+
+
+def _advance(env, rng, ticks: int):
+    observations, _ = env.reset(seed=3)
+    for _ in range(ticks):
+        if not env.agents:
+            break
+        observations, *_ = env.step(random_joint(env, observations, rng))
+    return observations
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_bad_input_raises_and_changes_nothing(name):
+    env = env_module(name).raw_parallel_env()
+    rng = np.random.default_rng(3)
+    observations = _advance(env, rng, 5)  # a few ticks in, so the state is not the initial one
+    before = json.dumps(env.state_dict(), sort_keys=True)
+    good = random_joint(env, observations, rng)
+    first, other = env.agents[0], env.agents[1]
+    illegal = np.flatnonzero(observations[first]["action_mask"] == 0)
+    bad_inputs = [
+        {**good, first: env.num_actions}, {**good, first: -1}, {**good, first: "a"}, {**good, first: 1.5},
+        {**good, first: None}, {first: good[first]}, {**good, "player_99": 0}, [good[first], good[other]], None,
+    ]
+    assert len(illegal)
+    with pytest.raises(IllegalActionError, match="legal actions: "):
+        env.step({**good, first: int(illegal[0])})
+    with pytest.raises(IllegalActionError, match="missing"):
+        env.step({first: good[first]})
+    with pytest.raises(IllegalActionError, match="not in the episode"):
+        env.step({**good, "player_99": 0})
+    for actions in bad_inputs:
+        with pytest.raises(IllegalActionError):
+            env.step(actions)
+        assert json.dumps(env.state_dict(), sort_keys=True) == before
+    env.step(good)  # and the env goes on
+    assert json.dumps(env.state_dict(), sort_keys=True) != before
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_public_env_ends_the_game_on_an_illegal_move(name):
+    env = env_module(name).parallel_env()
+    observations, _ = env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    actions = random_joint(env, observations, rng)
+    offender = env.agents[0]
+    illegal = np.flatnonzero(observations[offender]["action_mask"] == 0)
+    actions[offender] = int(illegal[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        observations, rewards, terms, truncs, infos = env.step(actions)
+    assert all(terms.values()) and not any(truncs.values()) and env.agents == []
+    assert rewards[offender] == -1 and all(r == 0 for a, r in rewards.items() if a != offender)
+    assert all(not obs["action_mask"].any() for obs in observations.values())
+    with pytest.raises(AssertionError):
+        env.reset(seed=5)
+        env.step({a: env.num_actions for a in env.agents})  # outside the action space
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_truncation_at_the_game_length_bound(name):
+    env = env_module(name).raw_parallel_env(max_steps=4)
+    rng = np.random.default_rng(0)
+    observations, _ = env.reset(seed=0)
+    steps, total = 0, {a: 0.0 for a in env.possible_agents}
+    while env.agents:
+        observations, rewards, terms, truncs, _ = env.step(random_joint(env, observations, rng))
+        steps += 1
+        for a, r in rewards.items():
+            total[a] += r
+    assert steps == 4 and all(truncs.values()) and not any(terms.values())
+    assert all(r == 0 for r in total.values())
+    assert all(not obs["action_mask"].any() for obs in observations.values())
+    with pytest.raises(IllegalActionError, match="over"):
+        env.step({})
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_snapshot_round_trip_continues_identically(name):
+    module = env_module(name)
+    env = module.raw_parallel_env()
+    rng = np.random.default_rng(21)
+    observations = _advance(env, rng, 7)
+    snapshot = json.loads(json.dumps(env.state_dict()))
+    other = module.raw_parallel_env()
+    other.load_state_dict(snapshot)
+    assert other.game == env.game
+    copy = env.game.copy()
+    assert copy == env.game and copy is not env.game
+    for _ in range(30):
+        if not env.agents:
+            break
+        assert other.agents == env.agents
+        for a in env.agents:
+            assert np.array_equal(env.observe(a)["observation"], other.observe(a)["observation"])
+        actions = random_joint(env, observations, rng)
+        observations, rewards, *_ = env.step(actions)
+        _, other_rewards, *_ = other.step(actions)  # chance continues identically: the rng travels along
+        assert rewards == other_rewards
+    assert other.game == env.game
+    with pytest.raises(ConfigError):
+        other.load_state_dict(dict(snapshot, env="another_env_v0"))
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_parallel_reward_modes(name):
+    module = env_module(name)
+    for seed in range(3):
+        env = module.raw_parallel_env(reward="win")
+        result = play_parallel(env, seed)
+        winners = set(env.game.winners())
+        assert env.game.game_over
+        for seat, agent in enumerate(env.seat_agents):
+            expected = 0.0 if len(winners) == env.num_players else 1.0 if seat in winners else -1.0
+            assert result["rewards"][agent] == expected
+    if "round" not in module.raw_parallel_env().reward_modes:
+        return
+    env = module.raw_parallel_env(reward="round")
+    rng = np.random.default_rng(0)
+    observations, _ = env.reset(seed=0)
+    rounds = 0
+    while env.agents:
+        observations, rewards, *_ = env.step(random_joint(env, observations, rng))
+        result = env.game.round_result()
+        expected = [0.0] * env.num_players if result is None else result
+        assert [rewards[a] for a in env.seat_agents] == expected
+        assert sum(rewards.values()) == 0
+        rounds += result is not None
+    assert rounds >= 1

@@ -83,7 +83,7 @@ def make_vec_env(config: dict, run_dir: Path):
 
     def factory(i: int):
         def make():
-            return Monitor(SelfPlayEnv(config), str(monitor_dir / f"env{i}"))
+            return Monitor(SelfPlayEnv(config), str(monitor_dir / f"env{i}"), override_existing=False)
 
         return make
 
@@ -151,38 +151,41 @@ def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict 
     }
 
 
-def learning_curve(run_dir: Path) -> Path | None:
-    """eval win rates and episode rewards against timesteps, as a PNG."""
+def read_scalars(tb_dir: Path) -> dict[str, list[tuple[int, float]]]:
+    """Every scalar SB3 wrote to TensorBoard under `tb_dir` (all runs, resumed ones included), by tag."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    series: dict[str, dict[int, float]] = {}
+    for events in sorted(tb_dir.rglob("events.out.tfevents.*")):
+        acc = EventAccumulator(str(events))
+        acc.Reload()
+        for tag in acc.Tags()["scalars"]:
+            series.setdefault(tag, {}).update({e.step: e.value for e in acc.Scalars(tag)})
+    return {tag: sorted(points.items()) for tag, points in series.items()}
+
+
+def learning_curve(run_dir: Path) -> Path:
+    """Evaluation win rates and mean episode reward against timesteps, as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    evals: dict[str, list[tuple[int, float]]] = {}
-    if (run_dir / "eval.csv").exists():
-        for row in csv.reader((run_dir / "eval.csv").open()):
-            evals.setdefault(row[1], []).append((int(row[0]), float(row[2])))
-    rewards, lengths = [], []
-    for monitor in sorted((run_dir / "monitor").glob("*.monitor.csv")):
-        lines = monitor.read_text().splitlines()[2:]
-        for line in lines:
-            r, l, t = line.split(",")[:3]
-            rewards.append((float(t), float(r), int(l)))
+    scalars = read_scalars(run_dir / "tb")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for spec, points in evals.items():
-        xs, ys = zip(*points)
-        ax1.plot(xs, ys, marker="o", label=f"vs {spec}")
+    for tag, points in scalars.items():
+        if tag.startswith("eval/win_rate_vs_"):
+            xs, ys = zip(*points)
+            ax1.plot(xs, ys, marker="o", label="vs " + tag.rsplit("_vs_", 1)[1])
     ax1.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax1.set(xlabel="timesteps", ylabel="win rate (ties 1/2)", title="evaluation", ylim=(0, 1))
-    ax1.legend()
-    if rewards:
-        rewards.sort()
-        steps = np.cumsum([l for _, _, l in rewards])
-        values = np.array([r for _, r, _ in rewards])
-        window = max(1, len(values) // 50)
-        smooth = np.convolve(values, np.ones(window) / window, mode="valid")
-        ax2.plot(steps[window - 1:], smooth)
-    ax2.set(xlabel="timesteps", ylabel=f"episode reward (mean of {max(1, len(rewards) // 50)})", title="training episodes")
+    ax1.set(xlabel="timesteps", ylabel="win rate (ties 1/2)", title="masked evaluation", ylim=(0, 1))
+    if ax1.get_legend_handles_labels()[0]:
+        ax1.legend()
+    if "rollout/ep_rew_mean" in scalars:
+        xs, ys = zip(*scalars["rollout/ep_rew_mean"])
+        ax2.plot(xs, ys)
+    ax2.set(xlabel="timesteps", ylabel="mean episode reward (last 100)", title="training episodes")
+    fig.suptitle(run_dir.name)
     fig.tight_layout()
     path = run_dir / "learning_curve.png"
     fig.savefig(path, dpi=90)
@@ -232,6 +235,9 @@ def main(argv=None) -> None:
                         help="override a config value, e.g. --set algo.learning_rate=1e-4")
     parser.add_argument("--run-dir", type=Path, default=None, help="where to write the run (default: output_dir/<env>-s<seed>-<time>)")
     parser.add_argument("--resume", type=Path, default=None, help="continue an interrupted run in this folder")
+    parser.add_argument("--backend", choices=["sb3", "rllib"], default="sb3",
+                        help="sb3: MaskablePPO in this process (default); rllib: Ray RLlib multi-agent PPO (training/rllib_train.py)")
+    parser.add_argument("--address", default=None, help="with --backend rllib: the Ray cluster to run on (default: a local Ray)")
     args = parser.parse_args(argv)
     if args.resume:
         config = json.loads((args.resume / "config.json").read_text())
@@ -240,7 +246,12 @@ def main(argv=None) -> None:
         config = load_config(args.config, args.overrides)
         run_dir = args.run_dir or Path(config["output_dir"]) / f"{config['env']['name']}-s{config['seed']}-{time.strftime('%Y%m%d-%H%M%S')}"
     print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} timesteps -> {run_dir}")
-    result = train(config, run_dir, resume=bool(args.resume))
+    if args.backend == "rllib":
+        from training.rllib_train import train as rllib_train
+
+        result = rllib_train(config, run_dir, resume=bool(args.resume), address=args.address)
+    else:
+        result = train(config, run_dir, resume=bool(args.resume))
     print(f"\ntrained {result['timesteps']} timesteps in {result['wall_time_s']:.0f} s; checkpoint {result['checkpoint']}")
     print(f"{'opponent':12s} {'games':>6s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} {'mean score (agent vs opp)':>27s}")
     for spec, r in result["evaluation"].items():

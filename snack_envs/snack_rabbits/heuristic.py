@@ -27,16 +27,14 @@ STOP_VALUE = 3.0  # points a stop (one more die) is worth before Farmer Brown
 DENIAL = 1.0  # weight of the points the haul would have given the opponent it helps most
 
 
-def added_points(cards: np.ndarray, mine: np.ndarray, best_other: np.ndarray) -> float:
+def added_points(cards: list[int], mine: list[int], best_other: list[int]) -> float:
     gain = 0.0
-    for kind in range(NUM_KINDS):
-        c = cards[kind]
-        if not c:
-            continue
-        m, o = mine[kind], best_other[kind]
-        before = VALUES[kind] if m and m >= o else m
-        after = VALUES[kind] if m + c >= o else m + c
-        gain += after - before
+    for kind, c in enumerate(cards):
+        if c:
+            m, o = mine[kind], best_other[kind]
+            before = VALUES[kind] if m and m >= o else m
+            after = VALUES[kind] if m + c >= o else m + c
+            gain += after - before
     return gain
 
 
@@ -50,35 +48,35 @@ class HeuristicPolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        o = LAYOUT.unpack(observation)
-        fences = o["fences"].reshape(NUM_FENCES, NUM_KINDS)
-        collections = o["collections"].reshape(MAX_PLAYERS, NUM_KINDS)
-        mine, others = collections[0], collections[1 : self.num_players]
-        best_other = others.max(axis=0)
-        farmer_out = o["farmer_revealed"][0] > 0
-        best_action, best_value = None, -np.inf
-        for f in range(NUM_FENCES):
-            if not fences[f].any():
+        values = observation.astype(int).tolist()
+        o = {name: values[part] for name, part in LAYOUT.slices.items()}
+        mask = action_mask.tolist()
+        fences = [o["fences"][f * NUM_KINDS : (f + 1) * NUM_KINDS] for f in range(NUM_FENCES)]
+        hands = [o["collections"][p * NUM_KINDS : (p + 1) * NUM_KINDS] for p in range(self.num_players)]
+        mine, others = hands[0], hands[1:]
+        best_other = [max(column) for column in zip(*others)]
+        # For each opponent: the most any other player (me included) holds of each kind.
+        rivals_best = [[max(column) for column in zip(mine, *others[:i], *others[i + 1 :])] for i in range(len(others))]
+        best_action, best_value = None, float("-inf")
+        for f, cards in enumerate(fences):
+            if not any(cards):
                 continue
-            gain = added_points(fences[f], mine, best_other) + DENIAL * max(
-                added_points(fences[f], collections[r], np.maximum(mine, np.delete(others, r - 1, axis=0).max(axis=0, initial=0)))
-                for r in range(1, self.num_players)
+            gain = added_points(cards, mine, best_other) + DENIAL * max(
+                added_points(cards, hand, rival) for hand, rival in zip(others, rivals_best)
             )
             miss = (FENCES[f] - 1) / 6
             for w in range(DICE_CHOICES):
                 action = f * DICE_CHOICES + w
-                if not action_mask[action]:
-                    continue
-                value = (1 - miss ** (1 + w)) * (gain - DIE_COST * w)
-                if value > best_value:
-                    best_action, best_value = action, value
-        threshold = 0.0 if farmer_out else STOP_VALUE
+                if mask[action]:
+                    value = (1 - miss ** (1 + w)) * (gain - DIE_COST * w)
+                    if value > best_value:
+                        best_action, best_value = action, value
+        threshold = 0.0 if o["farmer_revealed"][0] else STOP_VALUE
         if best_action is not None and best_value > threshold:
             return best_action
-        if action_mask[STOP]:
+        if mask[STOP]:
             return STOP
-        takes = [a for a in range(TAKE_FROM, TAKE_FROM + MAX_PLAYERS - 1) if action_mask[a]]
+        takes = [a for a in range(TAKE_FROM, TAKE_FROM + MAX_PLAYERS - 1) if mask[a]]
         if takes:
-            dice = o["white_dice"]
-            return max(takes, key=lambda a: dice[a - TAKE_FROM + 1])
-        return int(np.flatnonzero(action_mask)[0])
+            return max(takes, key=lambda a: o["white_dice"][a - TAKE_FROM + 1])
+        return mask.index(1)

@@ -1,0 +1,117 @@
+"""Measure a trained policy against the shipping bar and publish it under checkpoints/.
+
+    python -m training.ship runs/<run>/final.zip [--games 1000]
+
+The bar (issue 6), measured with seats alternated:
+- head to head against the heuristic: the lower end of the 95% Wilson interval
+  of the win rate (ties 1/2) above 0.5; for games where players do not
+  interact (`NON_INTERACTIVE`, Snack Time) instead a higher mean score than
+  the heuristic's with non-overlapping 95% intervals;
+- against random, a win rate at least as high as the heuristic's against random.
+The results go into the checkpoint's metadata and checkpoints/README.md; a
+checkpoint that misses the bar is not copied (use --force to publish one
+anyway, marked as missing it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+from snack_envs.agents import RandomPolicy, heuristic_policy
+from snack_envs.checkpoints import load_policy, read_metadata, write_json_atomic
+from training.evaluate import head_to_head
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+NON_INTERACTIVE = {"snack_time_v0"}
+
+
+def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
+    meta = read_metadata(path)
+    env_name, n = meta["env_name"], meta["num_players"]
+    options = meta.get("env_options", {})
+    agent = load_policy(path, env_name, n)
+    heuristic = heuristic_policy(env_name, n, **options)
+    started = time.time()
+    vs_heuristic = head_to_head(env_name, agent, heuristic, games, n, seed, **options)
+    vs_random = head_to_head(env_name, agent, RandomPolicy(seed), games, n, seed, **options)
+    heuristic_vs_random = head_to_head(env_name, heuristic, RandomPolicy(seed), games, n, seed, **options)
+    if env_name in NON_INTERACTIVE:
+        beats_heuristic = vs_heuristic["hero_mean_score_ci95"][1] > vs_heuristic["villain_mean_score_ci95"][2]
+        rule = "mean score above the heuristic's, 95% intervals not overlapping"
+    else:
+        beats_heuristic = vs_heuristic["win_rate_ci95"][0] > 0.5
+        rule = "win rate vs heuristic: 95% Wilson lower bound > 0.5"
+    beats_random = vs_random["win_rate"] >= heuristic_vs_random["win_rate"]
+    return {
+        "games_per_match": games,
+        "rule": rule + "; win rate vs random >= the heuristic's vs random",
+        "vs_heuristic": vs_heuristic,
+        "vs_random": vs_random,
+        "heuristic_vs_random": heuristic_vs_random,
+        "beats_heuristic": bool(beats_heuristic),
+        "beats_random_as_clearly": bool(beats_random),
+        "passed": bool(beats_heuristic and beats_random),
+        "measured_in_s": round(time.time() - started, 1),
+    }
+
+
+def readme_row(meta: dict) -> str:
+    bar = meta["bar"]
+    h, r, hr = bar["vs_heuristic"], bar["vs_random"], bar["heuristic_vs_random"]
+    fmt = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
+    score = lambda m: f"{m['hero_mean_score_ci95'][0]:.1f} vs {m['villain_mean_score_ci95'][0]:.1f}"
+    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {meta['timesteps']:,} | {meta['wall_time_s'] / 60:.0f} min | "
+            f"{fmt(h)} (scores {score(h)}) | {fmt(r)} | {fmt(hr)} | {'yes' if bar['passed'] else '**no**'} |")
+
+
+def write_readme() -> Path:
+    rows = []
+    for meta_path in sorted(CHECKPOINT_DIR.glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        if "bar" in meta:
+            rows.append(readme_row(meta))
+    path = CHECKPOINT_DIR / "README.md"
+    path.write_text(
+        "# Shipped checkpoints\n\n"
+        "MaskablePPO policies (sb3-contrib), one per game, each with a JSON metadata file (game, env version and\n"
+        "options, observation and action sizes, training config, seed, timesteps, wall time, library versions,\n"
+        "evaluation). Load one with `snack_envs.checkpoints.load_policy(path, env_name=...)`; it acts from the env's\n"
+        "own `obs[\"observation\"]` and `obs[\"action_mask\"]`.\n\n"
+        "The bar, measured by `python -m training.ship` over the games shown, seats alternated, ties counted 1/2,\n"
+        "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time, whose\n"
+        "players do not interact, a higher mean score with non-overlapping 95% intervals), and beat random at least\n"
+        "as clearly as the heuristic does. Training times are wall-clock on a shared 2-core machine.\n\n"
+        "| checkpoint | players | timesteps | training | vs heuristic | vs random | heuristic vs random | bar |\n"
+        "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+    return path
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description="Measure a checkpoint against the bar and publish it.")
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--force", action="store_true", help="publish even if the bar is missed (marked as such)")
+    args = parser.parse_args(argv)
+    meta = read_metadata(args.checkpoint)
+    bar = measure_bar(args.checkpoint, args.games)
+    print(json.dumps({k: v for k, v in bar.items() if not isinstance(v, dict)}, indent=2))
+    for key in ("vs_heuristic", "vs_random", "heuristic_vs_random"):
+        m = bar[key]
+        print(f"{key:20s} win rate {m['win_rate']:.3f} CI {m['win_rate_ci95']} scores {m['hero_mean_score_ci95'][0]:.2f} vs {m['villain_mean_score_ci95'][0]:.2f}")
+    if not bar["passed"] and not args.force:
+        print("bar missed: not published")
+        return
+    target = CHECKPOINT_DIR / f"{meta['env_name']}.zip"
+    CHECKPOINT_DIR.mkdir(exist_ok=True)
+    shutil.copyfile(args.checkpoint, target)
+    write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
+    print("published", target, "and", write_readme())
+
+
+if __name__ == "__main__":
+    main()
