@@ -160,7 +160,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _learner_obs(self) -> np.ndarray:
         if self.parallel:
             obs = self._observations.get(self.learner)
-            return obs["observation"] if obs is not None else np.zeros(self.observation_space.shape, self.observation_space.dtype)
+            # a copy: after an illegal action the same stored observation is returned again
+            return obs["observation"].copy() if obs is not None else np.zeros(self.observation_space.shape, self.observation_space.dtype)
         return self.raw.observe(self.learner)["observation"]
 
     def action_masks(self) -> np.ndarray:

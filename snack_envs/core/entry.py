@@ -1,10 +1,18 @@
-"""Builds a game's public entry points (`env`, `raw_env`, `parallel_env`) the PettingZoo way."""
+"""Builds a game's public entry points the PettingZoo way.
+
+Turn-based games: `env` (AEC, standard wrapper chain), `raw_env` (AEC, raises
+on illegal actions), `parallel_env` (PettingZoo's turn-based parallel view).
+Simultaneous games: `parallel_env` (primary), `raw_parallel_env`, and the AEC
+views `env` / `raw_env` through PettingZoo's `parallel_to_aec` layers
+(`core.parallel.ParallelAECView`).
+"""
 
 from __future__ import annotations
 
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from snack_envs.core.env import TurnBasedEnv, wrap_aec
+from snack_envs.core.parallel import SimultaneousEnv, aec_view, wrap_parallel
 
 
 def turn_based_entry_points(raw_cls: type[TurnBasedEnv]):
@@ -23,3 +31,25 @@ def turn_based_entry_points(raw_cls: type[TurnBasedEnv]):
         return turn_based_aec_to_parallel(env(**kwargs))
 
     return env, raw_env, parallel_env
+
+
+def parallel_entry_points(raw_cls: type[SimultaneousEnv]):
+    """Return (parallel_env, raw_parallel_env, env, raw_env) for a simultaneous env class."""
+
+    def parallel_env(**kwargs):
+        """The parallel env with the standard illegal-move policy (-1 to each offender, game over)."""
+        return wrap_parallel(raw_cls(**kwargs))
+
+    def raw_parallel_env(**kwargs):
+        """The parallel env without wrappers: a bad joint action raises IllegalActionError and changes nothing."""
+        return raw_cls(**kwargs)
+
+    def env(**kwargs):
+        """The AEC view (PettingZoo's parallel_to_aec layers over `parallel_env()`): agents act in turn."""
+        return aec_view(parallel_env(**kwargs))
+
+    def raw_env(**kwargs):
+        """The AEC view over `raw_parallel_env()`: a bad joint action raises IllegalActionError."""
+        return aec_view(raw_cls(**kwargs))
+
+    return parallel_env, raw_parallel_env, env, raw_env

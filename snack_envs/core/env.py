@@ -114,8 +114,12 @@ class SnackEnvBase:
         order = self._rng.permutation(self.num_players) if self.shuffle_seats else range(self.num_players)
         self.seat_agents = [self.possible_agents[i] for i in order]
         self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
-        self.game = self.game_class(self.num_players, self._rng, **self.game_options)
+        self.game = self.game_class(self.num_players, self._rng, **self._seat_options())
         self.num_steps = 0
+
+    def _seat_options(self) -> dict[str, Any]:
+        """The game options for the seats as just shuffled (a hook for options given per agent)."""
+        return self.game_options
 
     # --- observations ---------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:

@@ -1,0 +1,294 @@
+"""The shared machinery for games in which the players act at the same time.
+
+`SimultaneousGame` is the rules-layer base: every seat in `players_to_act()`
+gives one action per step, and `apply_joint` checks them all before changing
+anything (a seat with nothing to decide is given a no-op action by the game, so
+no mask is ever empty). `SimultaneousEnv` is the PettingZoo ParallelEnv on top;
+it reuses `SnackEnvBase` (keyword checks, seeding, seat shuffling, spaces,
+observations, final rewards, rendering) and adds what a parallel env needs:
+joint steps, truncation at the game-length bound, JSON snapshots, and a
+"round" reward mode for games played over rounds. `StandardParallelWrapper`
+is the illegal-move policy of the public `parallel_env()`, the parallel twin
+of `StandardAECWrapper`; `ParallelAECView` is PettingZoo's `parallel_to_aec`
+(the AEC view `env()`) with the hot attributes forwarded directly.
+
+Reward modes of a `SimultaneousEnv` (`reward=`):
+- "win" (default): at the end, +1 to each winner, -1 to each loser, 0 to all
+  if every player shares the win (see `core.env.final_rewards`).
+- "score": at the end, the final score over the game's score scale.
+- "round": after every scored round, the game's `round_result()` (+1 to the
+  round's winner, -1 to the loser, 0 to all on a tie); nothing at the end.
+A subclass narrows `reward_modes` to those its game supports.
+Rewards are 0 on every other step; truncation gives no end-of-game reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
+
+from snack_envs.core.env import SnackEnvBase, final_rewards
+from snack_envs.core.game import ConfigError, Game, IllegalActionError
+
+
+class SimultaneousGame(Game):
+    """A game whose seats act at the same time. Subclasses implement `_apply_joint`.
+
+    `current_player` stays -1; `is_to_act(p)` says which seats give an action
+    in the next joint step (by default every seat until the game ends)."""
+
+    def is_to_act(self, player: int) -> bool:
+        return not self.game_over and 0 <= player < self.num_players
+
+    def apply_joint(self, actions: Mapping[int, Any] | list, **outcomes) -> None:
+        """Check one action per seat to act (a dict seat -> action, or a list by seat) and apply them together.
+
+        Raises IllegalActionError and changes nothing if a seat to act has no
+        action, a seat not to act has one, or any action is illegal."""
+        if self.game_over:
+            raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
+        given = dict(enumerate(actions)) if isinstance(actions, (list, tuple)) else dict(actions)
+        seats = self.players_to_act()
+        missing = [s for s in seats if s not in given]
+        extra = [s for s in given if s not in seats]
+        if missing or extra:
+            raise IllegalActionError(
+                f"{self.name}: one action for each seat to act {seats} is needed"
+                + (f"; missing seat(s) {missing}" if missing else "")
+                + (f"; seat(s) {extra} are not to act" if extra else "")
+            )
+        checked = {s: self.check_action(given[s], s) for s in seats}
+        self._legal_cache.clear()
+        self._apply_joint(checked, **outcomes)
+
+    def _apply_joint(self, actions: dict[int, int], **outcomes) -> None:
+        raise NotImplementedError
+
+    def apply(self, action: int, player: int | None = None, **outcomes) -> None:
+        raise NotImplementedError(f"{self.name} is simultaneous: use apply_joint")
+
+    def round_result(self) -> list[float] | None:
+        """Per-seat result of a round scored by the last joint step (+1 won, -1 lost, 0 tie), else None.
+
+        Games played over rounds override this to support reward="round"."""
+        return None
+
+
+class SimultaneousEnv(SnackEnvBase, ParallelEnv):
+    """A PettingZoo ParallelEnv over a `SimultaneousGame` (see the module docstring).
+
+    The raw env raises IllegalActionError, with the state unchanged, for an
+    illegal action, an action for an agent not in the episode, or a missing
+    agent; the public `parallel_env()` wraps it in `StandardParallelWrapper`."""
+
+    reward_modes: ClassVar[tuple[str, ...]] = ("win", "score", "round")
+
+    def __init__(self, **kwargs):
+        SnackEnvBase.__init__(self, **kwargs)
+        self.metadata = dict(self.metadata, name=self.env_name)
+        self.agents: list[str] = []
+        self.halted = False  # ended without the game ending (truncation, illegal move): masks are zero
+        self._no_mask = np.zeros(self.num_actions, np.int8)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._new_game(seed)
+        self.agents = list(self.possible_agents)
+        self.halted = False
+        return {a: self.observe(a) for a in self.agents}, {a: {} for a in self.agents}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seats[agent]
+        mask = self._no_mask.copy() if self.halted else self.game.action_mask(seat)
+        return {"observation": self.encoder.encode(self.game, seat), "action_mask": mask}
+
+    def seat_actions(self, actions: Any) -> dict[int, Any]:
+        """`actions` (agent -> action) by seat; IllegalActionError for unknown, finished or missing agents."""
+        if not self.agents:
+            raise IllegalActionError(f"{self.env_name}: the episode is over; call reset()")
+        if not isinstance(actions, Mapping):
+            raise IllegalActionError(f"{self.env_name}: actions must be a dict agent -> action, got {actions!r}")
+        unknown = [a for a in actions if a not in self.agents]
+        missing = [a for a in self.agents if a not in actions]
+        if unknown or missing:
+            raise IllegalActionError(
+                f"{self.env_name}: one action for each agent in {self.agents} is needed"
+                + (f"; not in the episode: {unknown}" if unknown else "")
+                + (f"; missing: {missing}" if missing else "")
+            )
+        return {self.agent_seats[a]: act for a, act in actions.items()}
+
+    def step(self, actions: dict[str, Any]):
+        return self._step_seats(self.seat_actions(actions))
+
+    def _step_seats(self, by_seat: dict[int, Any]):
+        game = self.game
+        game.apply_joint(by_seat)
+        self.num_steps += 1
+        agents = self.agents
+        rewards = dict.fromkeys(agents, 0.0)
+        if self.reward_mode == "round":
+            result = game.round_result()
+            if result is not None:
+                rewards = {a: result[self.agent_seats[a]] for a in agents}
+        over = game.game_over
+        if over:
+            if self.reward_mode != "round":
+                rewards = self._final_rewards()
+            infos = self._final_infos()
+        else:
+            infos = {a: {} for a in agents}
+            self.halted = self.num_steps >= self.max_steps
+        terminations = dict.fromkeys(agents, over)
+        truncations = dict.fromkeys(agents, self.halted)
+        observations = {a: self.observe(a) for a in agents}
+        if over or self.halted:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def end_for_illegal_actions(self, offenders: list[str], illegal_reward: float = -1.0):
+        """End the episode because `offenders` chose illegal actions: `illegal_reward` to each, 0 to the rest."""
+        agents = self.agents
+        self.halted = True
+        observations = {a: self.observe(a) for a in agents}
+        rewards = {a: (illegal_reward if a in offenders else 0.0) for a in agents}
+        infos = {a: {"illegal_move_by": list(offenders)} for a in agents}
+        self.agents = []
+        return observations, rewards, dict.fromkeys(agents, True), dict.fromkeys(agents, False), infos
+
+    # --- snapshots ---------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume this episode exactly, as JSON-native data."""
+        return {
+            "env": self.env_name,
+            "game": self.game.to_dict(),
+            "seat_agents": list(self.seat_agents),
+            "num_steps": self.num_steps,
+            "agents": list(self.agents),
+            "halted": self.halted,
+        }
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        if data.get("env") != self.env_name:
+            raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
+        game = self.game_class.from_dict(data["game"])
+        if game.num_players != self.num_players:
+            raise ConfigError(f"snapshot has {game.num_players} players, this env {self.num_players}")
+        self.game, self._rng = game, game.rng
+        self.seat_agents = list(data["seat_agents"])
+        self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
+        self.num_steps = data["num_steps"]
+        self.agents = list(data["agents"])
+        self.halted = data["halted"]
+
+
+class StandardParallelWrapper(BaseParallelWrapper):
+    """The public parallel env's policy for bad actions, like StandardAECWrapper's for turn-based envs.
+
+    An action outside the action space fails an assertion; a missing or
+    unknown agent raises IllegalActionError; an illegal action (one the mask
+    forbids) ends the episode with -1 for each agent that chose one and 0 for
+    the others, with PettingZoo's warning. Stepping after the end warns and
+    returns empty dicts."""
+
+    def __init__(self, env: SimultaneousEnv, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = float(illegal_reward)
+
+    agents = property(lambda self: self._raw.agents)
+    possible_agents = property(lambda self: self._raw.possible_agents)
+
+    def observation_space(self, agent):
+        return self._raw.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self._raw.action_spaces[agent]
+
+    def step(self, actions):
+        raw = self._raw
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return {}, {}, {}, {}, {}
+        by_seat = raw.seat_actions(actions)
+        game = raw.game
+        offenders = []
+        for seat, action in by_seat.items():
+            agent = raw.seat_agents[seat]
+            if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+                in_space = 0 <= action < raw.num_actions  # Discrete(n).contains, without its overhead
+            else:
+                in_space = action is not None and raw.action_spaces[agent].contains(action)
+            assert in_space, "action is not in action space"
+            if not game.legal_actions(seat).count(int(action)):
+                offenders.append(agent)
+        if not offenders:
+            return raw._step_seats(by_seat)
+        EnvLogger.warn_on_illegal_move()
+        return raw.end_for_illegal_actions(offenders, self._illegal_reward)
+
+
+def wrap_parallel(env: SimultaneousEnv) -> ParallelEnv:
+    """The public `parallel_env()` chain: see StandardParallelWrapper."""
+    return StandardParallelWrapper(env)
+
+
+class ParallelAECView(OrderEnforcingWrapper):
+    """PettingZoo's `parallel_to_aec`: its parallel_to_aec_wrapper inside its OrderEnforcingWrapper.
+
+    The same two layers and behaviour, with the attributes every AEC loop reads
+    forwarded directly: PettingZoo's wrappers reach them through two
+    `__getattr__` hops each, a large share of a cheap step."""
+
+    def __init__(self, par_env: ParallelEnv):
+        super().__init__(parallel_to_aec_wrapper(par_env))
+        self._view = self.env
+
+    # What OrderEnforcingWrapper refuses before reset.
+    _order_checked = frozenset(
+        {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+    )
+
+    def _ready(self, name: str):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return self._view
+
+    agents = property(lambda self: self._ready("agents").agents)
+    agent_selection = property(lambda self: self._ready("agent_selection").agent_selection)
+    rewards = property(lambda self: self._ready("rewards").rewards)
+    terminations = property(lambda self: self._ready("terminations").terminations)
+    truncations = property(lambda self: self._ready("truncations").truncations)
+    infos = property(lambda self: self._ready("infos").infos)
+    _cumulative_rewards = property(lambda self: self._view._cumulative_rewards)
+    possible_agents = property(lambda self: self._view.possible_agents)
+
+    def observe(self, agent):
+        return self._view._observations[agent]
+
+    def __getattr__(self, name: str):
+        """Also reach the parallel env's own attributes (`game`, `num_actions`, `state_dict`...)."""
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name.startswith("_") or name in self._order_checked:
+                raise
+            return getattr(self._view.env, name)
+
+
+def aec_view(par_env: ParallelEnv) -> ParallelAECView:
+    """The AEC view of a parallel env (see ParallelAECView)."""
+    return ParallelAECView(par_env)
+
+
+__all__ = [
+    "ParallelAECView", "SimultaneousEnv", "SimultaneousGame", "StandardParallelWrapper",
+    "aec_view", "final_rewards", "wrap_parallel",
+]

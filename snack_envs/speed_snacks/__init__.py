@@ -1,0 +1,1 @@
+"""Speed Snacks: rules, components, observation encoder and parallel env binding."""

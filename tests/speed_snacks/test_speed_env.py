@@ -1,0 +1,244 @@
+"""The Speed Snacks env: documentation, per-agent speeds, observations read back against the state,
+hidden information, both kitchen modes, round rewards and the AEC view."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snack_envs import speed_snacks_v0
+from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, MENUS
+from snack_envs.speed_snacks.observation import LAYOUT, SpeedSnacksEncoder
+from snack_envs.speed_snacks.rules import HURRY, MENU, MODULES, PLAY, WAIT, SpeedSnacks
+from tests.helpers import play_aec, random_joint
+from tests.speed_snacks.scripted import DONER, FRIES, HU, PIZZA, ROACH, SUSHI, table
+
+ALL = dict.fromkeys(MODULES, True)
+
+
+def test_docstring_documents_the_api_and_every_observation_field():
+    doc = speed_snacks_v0.__doc__
+    for text in ("parallel_env()", "Discrete(75)", "reward=\"round\"", "kitchen_obs", "speed_0", "idle_ticks", "3000"):
+        assert text in doc, text
+    for name in LAYOUT.slices:
+        assert f"`{name}`" in doc
+    env = speed_snacks_v0.parallel_env()
+    assert env.metadata["name"] == "speed_snacks_v0" and speed_snacks_v0.IS_PARALLEL
+    assert env.unwrapped.reward_modes == ("win", "round")
+
+
+def test_speeds_belong_to_agents_whatever_their_seats():
+    env = speed_snacks_v0.raw_parallel_env(speed_0=0.3, speed_1=0.8)
+    seats = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        seat0 = env.agent_seats["player_0"]
+        seats.add(seat0)
+        assert env.game.config[f"speed_{seat0}"] == 0.3 and env.game.config[f"speed_{1 - seat0}"] == 0.8
+        obs = env.observe("player_0")["observation"]
+        assert obs[LAYOUT.slices["speeds"]].tolist() == pytest.approx([0.3, 0.8])
+    assert seats == {0, 1}
+    assert env.max_steps == 10000  # the default bound grows for slow players (3000 / 0.3)
+    assert speed_snacks_v0.raw_parallel_env(max_steps=50, speed_0=0.5).max_steps == 50
+
+
+def decoded(vec: np.ndarray) -> dict:
+    return {name: vec[s].tolist() for name, s in LAYOUT.slices.items()}
+
+
+def one_hot(index, size):
+    return [1.0 if i == index else 0.0 for i in range(size)]
+
+
+def expected_fields(game: SpeedSnacks, me: int, placed: bool) -> dict:
+    """The observation written out field by field from the state, independently of the encoder."""
+    opp = 1 - me
+    scoring = game.phase != PLAY
+    kitchen_kind = {**{s: s for s in range(6)}, COCKROACH: 6}
+    out = {}
+    out["phase"] = [float(game.phase == p) for p in ("play", "inspection", "menu")]
+    decider = game.menu_order[0] if game.phase == MENU else None
+    out["menu_decider"] = [float(decider == me), float(decider == opp)]
+    out["hand"] = one_hot(8 if game.hands[me] is None else game.hands[me], 9)
+    piles = []
+    for pile in game.customer:
+        snacks = [c for c in pile if c != HURRY_UP]
+        piles += [1.0] + (one_hot(snacks[-1], 6) if snacks else [0.0] * 6) + [float(HU in pile), float(pile == [HU])]
+    out["customer_piles"] = piles + [0.0] * (45 - len(piles))
+    out["orders"] = [float(sum(1 for p in game.customer if [c for c in p if c != HU][-1:] == [s])) for s in range(6)]
+    out["hurry_ups"], out["draw_pile"], out["idle"] = [game.hurry_ups], [len(game.deck)], [game.idle]
+    sizes = [[len(p) for p in game.kitchens[q]] + [0] * (5 - len(game.kitchens[q])) for q in (me, opp)]
+    out["kitchen_sizes"] = sizes[0] + sizes[1]
+
+    def tops(q):
+        vals = []
+        for pile in game.kitchens[q]:
+            vals += one_hot(kitchen_kind[pile[-1]], 7)
+        return vals + [0.0] * (35 - len(vals))
+
+    out["my_kitchen_tops"] = tops(me) if placed or scoring else [0.0] * 35
+    contents = []
+    for pile in game.kitchens[me]:
+        contents += [float(sum(1 for c in pile if kitchen_kind[c] == k)) for k in range(7)]
+    out["my_kitchen_contents"] = contents + [0.0] * (35 - len(contents)) if placed else [0.0] * 35
+    out["opp_kitchen_tops"] = tops(opp) if scoring else [0.0] * 35
+    out["toques"] = [game.toques[me], game.toques[opp]]
+    out["starting_player"] = [float(game.starting_player == me), float(game.starting_player == opp)]
+    points = game.round_points() if scoring else [0, 0]
+    out["round_points"] = [points[me], points[opp]]
+    out["penalties"] = [game.penalties[me], game.penalties[opp]]
+    out["dishes_left"] = [float(s in game.dishes_left) for s in range(6)]
+    out["dishes_taken"] = sum((one_hot(game.dish[q], 6) if game.dish[q] is not None else [0.0] * 6 for q in (me, opp)), [])
+    out["xxl_pile"] = [len(game.xxl_pile)]
+    mine = []
+    for snack in game.xxl_cards[me]:
+        mine += [1.0] + (one_hot(snack, 6) if placed else [0.0] * 6)
+    out["my_xxl"] = mine + [0.0] * (42 - len(mine))
+    stacks = [[len(s) for s in game.xxl_stacks[q]] + [0] * (6 - len(game.xxl_stacks[q])) for q in (me, opp)]
+    out["xxl_stacks"] = stacks[0] + stacks[1]
+    matching = [s.count(c) for c, s in zip(game.xxl_cards[me], game.xxl_stacks[me])] if placed else []
+    out["my_xxl_matching"] = matching + [0] * (6 - len(matching))
+    out["opp_xxl"] = [len(game.xxl_cards[opp])]
+    menus = []
+    for m in game.menu_hands[me]:
+        menus += [float(s in MENUS[m]) for s in range(6)]
+    out["my_menus"] = menus + [0.0] * (12 - len(menus))
+    out["menus_fulfilled"] = [len(game.menus_fulfilled[me]), len(game.menus_fulfilled[opp])]
+    out["menu_piles"] = [len(game.menu_piles[me]), len(game.menu_piles[opp])]
+    out["opp_menu_hand"] = [len(game.menu_hands[opp])]
+    out["modules"] = [float(game.config[m]) for m in MODULES]
+    out["speeds"] = [game.config[f"speed_{me}"], game.config[f"speed_{opp}"]]
+    return {k: [float(np.float32(x)) for x in v] for k, v in out.items()}
+
+
+@pytest.mark.parametrize("kitchen_obs", ["placed", "sizes"])
+@pytest.mark.parametrize("modules", [dict.fromkeys(MODULES, False), ALL, dict(xxl=True, menu=True)], ids=["base", "all", "xxl+menu"])
+def test_observations_read_back_as_the_state_and_fit_the_space(modules, kitchen_obs):
+    env = speed_snacks_v0.raw_parallel_env(kitchen_obs=kitchen_obs, speed_1=0.7, **modules)
+    space = env.observation_space("player_0")
+    rng = np.random.default_rng(4)
+    phases = set()
+    for seed in range(2):
+        observations, _ = env.reset(seed=seed)
+        while env.agents:
+            for agent in env.agents:
+                seat = env.agent_seats[agent]
+                assert space.contains(observations[agent])
+                assert decoded(observations[agent]["observation"]) == expected_fields(env.game, seat, kitchen_obs == "placed")
+                assert observations[agent]["action_mask"].tolist() == env.game.action_mask(seat).tolist()
+            phases.add(env.game.phase)
+            observations, *_ = env.step(random_joint(env, observations, rng))
+    assert phases >= ({"play", "inspection", "menu"} if modules.get("menu") and modules.get("health_department") else {"play"})
+
+
+def swap(game: SpeedSnacks, old_cards: list[int], new_cards: list[int]) -> None:
+    """Put `old_cards` back into the draw pile and take `new_cards` out of it (the caller places them)."""
+    game.deck += old_cards
+    for card in new_cards:
+        game.deck.remove(card)
+
+
+def test_hidden_information_never_reaches_the_observation():
+    game = table(
+        customer=[[PIZZA]],
+        kitchens=([[SUSHI, PIZZA], [DONER]], [[ROACH, FRIES], [PIZZA]]),
+        hands=(SUSHI, FRIES),
+        xxl_cards=([(PIZZA, [PIZZA])], [(SUSHI, [SUSHI])]),
+        menu_hands=([(PIZZA, SUSHI), (FRIES, DONER)], [(PIZZA, FRIES), (SUSHI, DONER)]),
+        **ALL,
+    )
+    encoder = SpeedSnacksEncoder(2, game.config)
+    sizes_encoder = SpeedSnacksEncoder(2, dict(game.config, kitchen_obs="sizes"))
+    seen = encoder.encode(game, 0)
+    variants = []
+    other = game.copy()  # the opponent's hand
+    swap(other, [FRIES], [DONER])
+    other.hands[1] = DONER
+    variants.append(other)
+    other = game.copy()  # the opponent's face-down kitchen cards, tops included (same pile sizes)
+    swap(other, [ROACH, FRIES, PIZZA], [SUSHI, SUSHI, DONER])
+    other.kitchens[1] = [[SUSHI, SUSHI], [DONER]]
+    variants.append(other)
+    other = game.copy()  # the order of the draw pile and of the XXL pile
+    other.deck.reverse()
+    other.xxl_pile.reverse()
+    variants.append(other)
+    other = game.copy()  # which XXL card the opponent holds, and what lies on it
+    other.xxl_pile.remove(DONER)
+    other.xxl_pile.append(SUSHI)
+    other.xxl_cards[1] = [DONER]
+    swap(other, [SUSHI], [FRIES])
+    other.xxl_stacks[1] = [[FRIES]]
+    variants.append(other)
+    other = game.copy()  # the opponent's Menu hand
+    other.menu_hands[1], other.menu_piles[1] = other.menu_piles[1][:2], other.menu_piles[1][2:] + other.menu_hands[1]
+    variants.append(other)
+    for variant in variants:
+        assert variant != game and not variant.invariant_violations()
+        assert np.array_equal(encoder.encode(variant, 0), seen)
+        assert np.array_equal(sizes_encoder.encode(variant, 0), sizes_encoder.encode(game, 0))
+    # In "sizes" mode the own kitchen and XXL cards as placed are hidden too, not their sizes.
+    mine = game.copy()
+    swap(mine, [SUSHI, PIZZA], [DONER, FRIES])
+    mine.kitchens[0][0] = [DONER, FRIES]
+    mine.xxl_pile.remove(DONER)
+    mine.xxl_pile.append(PIZZA)
+    mine.xxl_cards[0] = [DONER]
+    assert not mine.invariant_violations()
+    assert np.array_equal(sizes_encoder.encode(mine, 0), sizes_encoder.encode(game, 0))
+    assert not np.array_equal(encoder.encode(mine, 0), seen)
+    # And the render for a viewer hides the same things.
+    text = game.render_text(viewer=0, names=["A", "B"])
+    assert "B: hand a card" in text and "[2: ?]" in text and "fries" not in text.split("B:")[1].split("|")[1]
+
+
+def test_the_opponents_top_cards_show_once_they_are_turned_face_up_at_scoring():
+    game = table(customer=[[PIZZA, HU], [SUSHI, HU], [DONER, HU], [PIZZA]], kitchens=([[PIZZA]], [[ROACH], [SUSHI]]),
+                 hands=(HU, FRIES), health_department=True, kitchen_obs="sizes")
+    encoder = SpeedSnacksEncoder(2, game.config)
+    tops = LAYOUT.slices["opp_kitchen_tops"]
+    my_tops = LAYOUT.slices["my_kitchen_tops"]
+    assert not encoder.encode(game, 0)[tops].any() and not encoder.encode(game, 1)[my_tops].any()
+    game.apply_joint([HURRY + 3, WAIT])  # the 4th Hurry-up: inspection follows
+    assert game.phase == "inspection"
+    assert encoder.encode(game, 0)[tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
+    assert encoder.encode(game, 1)[my_tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
+    assert encoder.encode(game, 0)[LAYOUT.slices["round_points"]].tolist() == [2, 1]
+
+
+def test_round_rewards_add_up_to_rounds_won_minus_rounds_lost():
+    env = speed_snacks_v0.raw_parallel_env(reward="round", menu=True)
+    rng = np.random.default_rng(7)
+    observations, _ = env.reset(seed=7)
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    balance = dict.fromkeys(env.possible_agents, 0)
+    while env.agents:
+        observations, rewards, terms, *_ = env.step(random_joint(env, observations, rng))
+        for a, r in rewards.items():
+            total[a] += r
+        if env.game.round_result() is not None:
+            winners = env.game.last_round["winners"]
+            if len(winners) == 1:
+                balance[env.seat_agents[winners[0]]] += 1
+                balance[env.seat_agents[1 - winners[0]]] -= 1
+    assert total == {a: float(b) for a, b in balance.items()} and any(balance.values())
+
+
+@pytest.mark.parametrize("modules", [dict.fromkeys(MODULES, False), ALL], ids=["base", "all"])
+def test_the_aec_view_plays_whole_games(modules):
+    env = speed_snacks_v0.env(**modules)
+    for seed in range(2):
+        result = play_aec(env, seed)
+        assert env.unwrapped.game.game_over
+        assert sorted(result["rewards"].values()) == [-1.0, 1.0]
+
+
+def test_the_aec_view_keeps_pettingzoos_order_checks_and_reaches_the_env():
+    env = speed_snacks_v0.raw_env(xxl=True)
+    assert env.game_class is SpeedSnacks and env.num_actions == 75 and env.max_steps == 3000
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agents
+    env.reset(seed=0)
+    assert env.agents == ["player_0", "player_1"] and env.agent_selection == "player_0"
+    assert env.observe("player_1")["observation"].shape == (LAYOUT.size,)
+    assert env.game.config["xxl"]
