@@ -35,7 +35,7 @@ from snack_envs.core.game import ConfigError, IllegalActionError
 
 
 class SingleAgentEnv(gymnasium.Env):
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}  # rgb_array: Gymnasium's RecordVideo works
 
     def __init__(
         self,

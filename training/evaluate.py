@@ -240,7 +240,7 @@ def main(argv=None) -> None:
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for results.json/.csv and the heatmap")
-    parser.add_argument("--replay", type=Path, default=None, help="write one game of the first two agents as a text replay")
+    parser.add_argument("--replay", type=Path, default=None, help="write one game of the first two agents as a replay: .gif pictures, else text")
     args = parser.parse_args(argv)
     agents = {spec: make_policy(spec, args.env, args.num_players, seed=args.seed) for spec in args.agents}
     if len(agents) < 2:

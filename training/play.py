@@ -1,10 +1,11 @@
 """Play any snack env in the terminal against agents.
 
-    snack-play snack_rabbits_v0 --opponents heuristic [--num-players 3] [--seat 0] [--seed 7]
+    snack-play snack_rabbits_v0 --opponents heuristic [--num-players 3] [--seat 0] [--seed 7] [--replay game.gif]
 
 The table is drawn from your seat (what you may see, nothing more); you choose
 from the legal actions, each shown with its number and description. Type the
-number, or `q` to quit.
+number, or `q` to quit. `--replay PATH` writes the game, as the spectator sees it,
+to PATH when it ends: a GIF for a .gif path (needs Pillow), else a text log.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def choose(actions: list[int], describe: Callable[[int], str], ask: Callable[[st
 
 
 def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 0, seed: int | None = None,
-         ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> dict | None:
-    """One game with a person in `seat`; returns the final scores, or None if the person quit."""
+         ask: Callable[[str], str] = input, say: Callable[[str], None] = print, replay=None) -> dict | None:
+    """One game with a person in `seat`; returns the final scores, or None if the person quit.
+    `replay`: a path to write the game to (see the module docstring), also when the person quits."""
     module = importlib.import_module(f"snack_envs.{env_name}")
     parallel = bool(getattr(module, "IS_PARALLEL", False))
     make_raw = module.raw_parallel_env if parallel else module.raw_env
@@ -46,6 +48,24 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
     else:
         raw.reset(seed=seed)
     say(f"{env_name}: you are {me}; opponents: " + ", ".join(f"{a} ({policies[a].name})" for a in others))
+    frames: list = []
+
+    def snap() -> None:
+        if replay is not None:
+            if str(replay).lower().endswith(".gif"):
+                from snack_envs.core.picture import draw_game
+
+                frames.append(draw_game(raw.game, None, raw.seat_agents))
+            else:
+                frames.append(raw.game.render_text(names=raw.seat_agents))
+
+    def save() -> None:
+        if replay is not None:
+            from training.replay import save_frames
+
+            say(f"wrote {save_frames(frames, replay, f'{env_name}, seed {seed}: you are {me}')}")
+
+    snap()
     while True:
         game = raw.game
         if game.game_over or (not parallel and raw.truncations[raw.agent_selection]) or (parallel and not raw.agents):
@@ -55,11 +75,13 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
             legal = list(np.flatnonzero(observations[me]["action_mask"]))
             mine = choose([int(a) for a in legal], raw.action_to_str, ask, say)
             if mine is None:
+                save()
                 return None
             actions = {me: mine}
             for a in others:
                 actions[a] = policies[a].act(observations[a]["observation"], observations[a]["action_mask"])
             observations, *_ = raw.step(actions)
+            snap()
             continue
         agent = raw.agent_selection
         obs = raw.observe(agent)
@@ -67,12 +89,15 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
             say(raw.render(viewer=me))
             action = choose([int(a) for a in np.flatnonzero(obs["action_mask"])], raw.action_to_str, ask, say)
             if action is None:
+                save()
                 return None
         else:
             action = policies[agent].act(obs["observation"], obs["action_mask"])
             say(f"{agent} ({policies[agent].name}): {raw.action_to_str(action)}")
         raw.step(action)
+        snap()
     say(raw.render(viewer=None))
+    save()
     if not raw.game.game_over:
         say("the game was truncated at its length bound")
         return {"scores": None}
@@ -91,9 +116,10 @@ def main(argv=None) -> None:
     parser.add_argument("--num-players", type=int, default=2)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--replay", default=None, help="write the game to this file: .gif pictures, else text")
     args = parser.parse_args(argv)
     try:
-        play(args.env, args.opponents, args.num_players, args.seat, args.seed)
+        play(args.env, args.opponents, args.num_players, args.seat, args.seed, replay=args.replay)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
 

@@ -49,7 +49,7 @@ class SnackEnvBase:
     encoder_class: ClassVar[type]
     env_name: ClassVar[str]
     reward_modes: ClassVar[tuple[str, ...]] = REWARD_MODES
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": True}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2, "is_parallelizable": True}
 
     def __init__(
         self,
@@ -146,24 +146,41 @@ class SnackEnvBase:
 
     # --- rendering --------------------------------------------------------------
     def render(self, viewer: str | None = None):
-        """Draw the table. `viewer` (an agent name) hides what that seat may not see."""
+        """Draw the table: "ansi" returns text, "rgb_array" an HxWx3 uint8 picture (Pillow, the `render`
+        extra; see `snack_envs.core.picture`), "human" shows the picture in a window where a display and
+        Tk exist, else prints the text. `viewer` (an agent name) draws only what that seat may see;
+        None is the spectator's view, which shows everything."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
         if self.game is None:
-            return "(call reset() first)"
-        text = self.game.render_text(
-            viewer=None if viewer is None else self.agent_seats[viewer], names=self.seat_agents
-        )
+            return None if self.render_mode == "rgb_array" else "(call reset() first)"
+        seat = None if viewer is None else self.agent_seats[viewer]
+        if self.render_mode == "rgb_array":
+            from snack_envs.core.picture import draw_game, to_array
+
+            return to_array(draw_game(self.game, seat, self.seat_agents))
         if self.render_mode == "human":
-            print(text)
+            try:
+                from snack_envs.core import picture
+
+                if picture.window_available() and picture.show_in_window(
+                    picture.draw_game(self.game, seat, self.seat_agents), self.env_name
+                ):
+                    return None
+            except ImportError:  # no Pillow: text it is
+                pass
+            print(self.game.render_text(viewer=seat, names=self.seat_agents))
             return None
-        return text
+        return self.game.render_text(viewer=seat, names=self.seat_agents)
 
     def close(self) -> None:
-        pass
+        if self.render_mode == "human":
+            from snack_envs.core.picture import close_window
+
+            close_window()
 
 
 class TurnBasedEnv(SnackEnvBase, AECEnv):

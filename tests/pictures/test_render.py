@@ -1,0 +1,152 @@
+"""render_mode="rgb_array" and "human" on every env, GIF recording, and the replay options of
+snack-eval / snack-play."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+
+from pettingzoo.test import render_test  # noqa: E402
+
+import snack_envs  # noqa: E402
+from snack_envs.core import picture  # noqa: E402
+from snack_envs.recording import record_episode, save_gif  # noqa: E402
+from tests.helpers import env_module, is_parallel  # noqa: E402
+
+
+def a_picture(frame) -> bool:
+    """An HxWx3 uint8 frame with something drawn on it."""
+    return (
+        isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+        and frame.shape[0] >= 300 and frame.shape[1] >= 600 and len(np.unique(frame.reshape(-1, 3)[::97], axis=0)) > 8
+    )
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_pettingzoo_render_test_passes_in_every_mode(name, capsys):
+    module = env_module(name)
+    assert {"ansi", "human", "rgb_array"} <= set(module.env().metadata["render_modes"])
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode), custom_tests={"rgb_array": a_picture})
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_rgb_array_draws_each_seat_view_and_the_spectator_view(name):
+    module = env_module(name)
+    make = module.raw_parallel_env if is_parallel(name) else module.raw_env
+    env = make(render_mode="rgb_array", num_players=2)
+    assert env.render() is None  # before reset: nothing to draw
+    env.reset(seed=3)
+    frames = [env.render()] + [env.render(viewer=a) for a in env.possible_agents]
+    assert all(a_picture(f) for f in frames)
+    assert len({f.shape for f in frames}) == 1
+    assert all(not np.array_equal(frames[0], f) for f in frames[1:]), "a seat view is tagged with its seat"
+
+
+def test_the_gymnasium_adapter_renders_pictures_too():
+    from snack_envs.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("snack_wars_v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    assert "rgb_array" in env.metadata["render_modes"] and a_picture(env.render())
+
+
+def test_human_mode_prints_the_table_where_no_window_can_be_shown(monkeypatch, capsys):
+    monkeypatch.setattr(picture, "window_available", lambda: False)
+    env = snack_envs.snack_rabbits_v0.env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert "Snack Rabbits" in capsys.readouterr().out
+    env.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display check is $DISPLAY on Linux")
+def test_no_window_is_tried_without_a_display(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(picture._Window, "instance", None)
+    assert not picture.window_available()
+
+
+def test_snack_envs_works_without_pillow_except_for_pictures():
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["PIL"] = None  # as if Pillow were not installed
+        import snack_envs
+        from snack_envs import snack_rabbits_v0
+        env = snack_rabbits_v0.env(render_mode="ansi")
+        env.reset(seed=0)
+        assert "Snack Rabbits" in env.render()
+        env = snack_rabbits_v0.env(render_mode="rgb_array")
+        env.reset(seed=0)
+        try:
+            env.render()
+        except ImportError as exc:
+            assert "snack-envs[render]" in str(exc), exc
+        else:
+            raise AssertionError("rgb_array without Pillow should raise ImportError")
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[2]))
+
+
+# --- recording ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_an_episode_records_as_frames_of_one_size_and_saves_as_a_gif(name, tmp_path):
+    from PIL import Image
+
+    frames = record_episode(name, seed=1, max_frames=12, num_players=2)
+    assert len(frames) == 12 and all(a_picture(f) for f in frames)
+    assert len({f.shape for f in frames}) == 1
+    path = save_gif(frames, tmp_path / f"{name}.gif", fps=4)
+    with Image.open(path) as gif:
+        assert gif.format == "GIF" and gif.size == (frames[0].shape[1], frames[0].shape[0])
+        assert 2 <= gif.n_frames <= len(frames)  # identical neighbours merge into one longer frame
+
+
+def test_a_whole_game_records_from_one_seat_with_given_policies():
+    from snack_envs.agents import RandomPolicy
+
+    frames = record_episode("snack_wars_v0", seed=2, viewer="player_1", policies={"player_0": RandomPolicy(0)})
+    env = snack_envs.snack_wars_v0.raw_env(render_mode="rgb_array")
+    assert len(frames) > 5 and frames[0].shape == (env.reset(seed=2) or env.render()).shape
+
+
+def test_save_gif_refuses_frames_of_different_sizes(tmp_path):
+    with pytest.raises(ValueError, match="one size"):
+        save_gif([np.zeros((10, 10, 3), np.uint8), np.zeros((12, 10, 3), np.uint8)], tmp_path / "x.gif")
+
+
+def test_snack_eval_replay_writes_a_gif_or_text(tmp_path):
+    from PIL import Image
+
+    from snack_envs.agents import RandomPolicy
+    from training.replay import record_game
+
+    gif = record_game("snack_wars_v0", [RandomPolicy(0), RandomPolicy(1)], 4, tmp_path / "game.gif")
+    with Image.open(gif) as image:
+        assert image.format == "GIF" and image.n_frames > 5
+    text = record_game("snack_wars_v0", [RandomPolicy(0), RandomPolicy(1)], 4, tmp_path / "game.txt").read_text()
+    assert text.startswith("snack_wars_v0, seed 4") and "--- position 0 ---" in text
+
+
+def test_snack_play_replay_writes_the_game_even_when_the_player_quits(tmp_path):
+    from PIL import Image
+
+    from training.play import play
+
+    for path in (tmp_path / "quit.gif", tmp_path / "quit.txt"):
+        said = []
+        answers = iter(["999", "q"])  # an illegal answer, asked again, then quit
+        result = play("snack_rabbits_v0", ["random"], seed=1, ask=lambda prompt: next(answers), say=said.append,
+                      replay=path)
+        assert result is None and f"wrote {path}" in said
+    with Image.open(tmp_path / "quit.gif") as image:
+        assert image.format == "GIF"
+    assert "--- position 0 ---" in (tmp_path / "quit.txt").read_text()
