@@ -32,3 +32,5 @@ def make(name: str, parallel: bool = False, **kwargs):
         raise ValueError(f"unknown env {name!r}; known envs: {list(ENV_NAMES)}")
     module = importlib.import_module(f"snack_envs.{name}")
     return module.parallel_env(**kwargs) if parallel else module.env(**kwargs)
+
+from snack_envs import registration  # noqa: E402,F401  (Gymnasium and PettingZoo ids; see registration.py)

@@ -3,7 +3,8 @@
 A policy is any object with `act(observation, action_mask) -> int` (the two
 arrays of an env's observation dict) and `reset(seed)` (called at the start of
 each game, so stochastic policies are reproducible). `make_policy(spec, ...)`
-builds one from a short spec: "random", "heuristic", or a checkpoint path.
+builds one from a short spec: "random", "heuristic", a checkpoint `.zip`
+(Stable-Baselines3) or an RLlib checkpoint folder.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
         return RandomPolicy(seed)
     if spec == "heuristic":
         return heuristic_policy(env_name, num_players, **env_options)
+    if Path(spec).is_dir():  # an RLlib checkpoint folder (snack-train --backend rllib)
+        from snack_envs.integrations.rllib import load_policy as load_rllib_policy
+
+        return load_rllib_policy(spec)
     if spec.endswith(".zip") or Path(spec).exists():
         from snack_envs.checkpoints import load_policy
 

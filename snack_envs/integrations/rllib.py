@@ -1,0 +1,300 @@
+"""Ray RLlib (new API stack) for every snack env: multi-agent PPO with action masking and self-play.
+
+    import ray
+    from snack_envs.integrations.rllib import add_snapshot, load_policy, ppo_config
+
+    ray.init(num_cpus=2, include_dashboard=False)
+    algo = ppo_config("snack_rabbits_v0", num_players=2, opponents={"random": 0.5, "self": 0.5}).build_algo()
+    algo.train()
+    add_snapshot(algo)                     # a frozen copy of the learner joins the opponents
+    path = algo.save_to_path("/tmp/rabbits")
+    policy = load_policy(path)             # the learner's module, for inference without Ray
+    action = policy.act(obs["observation"], obs["action_mask"])
+
+The pieces (needs `pip install "snack-envs[rllib]"`):
+
+- Envs: RLlib's own wrappers around the public PettingZoo envs,
+  `PettingZooEnv(<game>.env())` for turn-based games and
+  `ParallelPettingZooEnv(<game>.parallel_env())` for simultaneous ones,
+  registered with Ray Tune as "snack_envs/<game>_v0" (`register_env`).
+- `MaskedPPOTorchRLModule`: RLlib's current `DefaultPPOTorchRLModule` built on
+  the "observation" entry of the env's dict observation, with the logits of the
+  actions that "action_mask" forbids pushed to the lowest float (RLlib's masking
+  example subclasses the deprecated `PPOTorchRLModule` and expects the key
+  "observations"; this module reads the keys named by `OBS_KEY` / `MASK_KEY`).
+- `PolicyRLModule`: a frozen module that plays one of the project's policies
+  ("random" or the game's "heuristic", `snack_envs.agents`).
+- Self-play (`OpponentMapping`): each episode one random agent is played by the
+  learner module "main"; every other agent draws, by the `opponents` weights,
+  "random", "heuristic" or a frozen snapshot of the learner ("main_v1", ...,
+  added during training by `add_snapshot`). Until the first snapshot exists the
+  "self" weight goes to the heuristic (to "random" for a game without one),
+  as in `snack-train`'s SB3 backend. Only "main" is trained.
+- A trained module is an RLlib checkpoint directory; `load_policy` restores it
+  with `RLModule.from_checkpoint` (no running Ray needed) as a policy with the
+  project's `act(observation, action_mask)` interface.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.tune.registry import register_env as _tune_register_env
+
+from snack_envs.agents import game_package, make_policy
+
+LEARNER = "main"
+
+
+# --- envs -------------------------------------------------------------------------------------
+def make_multi_agent_env(env_name: str, **env_kwargs: Any):
+    """RLlib's PettingZoo wrapper around the public env: AEC for turn-based games, parallel otherwise."""
+    module = importlib.import_module(f"snack_envs.{env_name}")
+    if getattr(module, "IS_PARALLEL", False):
+        return ParallelPettingZooEnv(module.parallel_env(**env_kwargs))
+    return PettingZooEnv(module.env(**env_kwargs))
+
+
+def _env_creator(env_name: str):
+    def create(env_config: dict):
+        return make_multi_agent_env(env_name, **dict(env_config))
+
+    return create
+
+
+def register_env(env_name: str) -> str:
+    """Register the game with Ray Tune (env_config = the env's keywords); returns the id "snack_envs/<game>"."""
+    env_id = f"snack_envs/{env_name}"
+    _tune_register_env(env_id, _env_creator(env_name))
+    return env_id
+
+
+def has_heuristic(env_name: str) -> bool:
+    return importlib.util.find_spec(game_package(env_name) + ".heuristic") is not None
+
+
+# --- modules ----------------------------------------------------------------------------------
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
+    """RLlib's default PPO torch module on a dict observation {OBS_KEY: vector, MASK_KEY: legal actions}.
+
+    The encoder, policy and value nets are the default ones for the OBS_KEY
+    space (configured by `model_config`, e.g. {"fcnet_hiddens": [256, 256]});
+    the logits of illegal actions get FLOAT_MIN added, so sampling, argmax and
+    the PPO loss all see only legal actions."""
+
+    OBS_KEY = "observation"
+    MASK_KEY = "action_mask"
+
+    def __init__(self, *, observation_space=None, **kwargs):
+        # The default nets are built for the vector alone; the module keeps the dict space
+        # (restored after setup) so that checkpoints and copies are built for the env's space.
+        self._space_with_mask = observation_space
+        super().__init__(observation_space=observation_space[self.OBS_KEY], **kwargs)
+
+    def setup(self):
+        super().setup()
+        self.observation_space = self._space_with_mask
+
+    def _split(self, batch: dict) -> tuple[Any, dict]:
+        obs = batch[Columns.OBS]
+        return obs[self.MASK_KEY], {**batch, Columns.OBS: obs[self.OBS_KEY]}
+
+    def _masked(self, out: dict, mask) -> dict:
+        logits = out[Columns.ACTION_DIST_INPUTS]
+        out[Columns.ACTION_DIST_INPUTS] = torch.where(mask.bool(), logits, logits + FLOAT_MIN)
+        return out
+
+    def _forward(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._masked(super()._forward(batch, **kwargs), mask)
+
+    def _forward_train(self, batch, **kwargs):
+        mask, batch = self._split(batch)
+        return self._masked(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch, embeddings=None):
+        if isinstance(batch[Columns.OBS], dict):
+            _, batch = self._split(batch)
+        return super().compute_values(batch, embeddings)
+
+
+class PolicyRLModule(RLModule):
+    """A frozen module playing one of the project's policies: model_config = {"policy": "random" | "heuristic",
+    "env_name", "num_players", "options"}. Never trained (keep it out of `policies_to_train`)."""
+
+    def setup(self):
+        cfg = dict(self.model_config or {})
+        self.policy = make_policy(cfg["policy"], cfg["env_name"], cfg["num_players"], **cfg.get("options", {}))
+
+    def _forward(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        observations = np.asarray(obs[MaskedPPOTorchRLModule.OBS_KEY])
+        masks = np.asarray(obs[MaskedPPOTorchRLModule.MASK_KEY])
+        actions = [self.policy.act(o, m) for o, m in zip(observations, masks)]
+        return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
+
+    def _forward_train(self, batch, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} plays a fixed policy and is never trained")
+
+
+# --- self-play ----------------------------------------------------------------------------------
+class OpponentMapping:
+    """Agent -> module id for one episode (see the module docstring). Deterministic per episode id."""
+
+    def __init__(self, agents: list[str], weights: dict[str, float], heuristic: bool, snapshots: tuple[str, ...] = ()):
+        self.agents = list(agents)
+        self.weights = {k: float(weights.get(k, 0.0)) for k in ("random", "heuristic", "self")}
+        self.heuristic = heuristic
+        self.snapshots = tuple(snapshots)
+        if self.weights["heuristic"] > 0 and not heuristic:
+            raise ValueError("this game has no heuristic opponent yet: give opponents.heuristic = 0")
+        if sum(self.weights.values()) <= 0:
+            raise ValueError("the opponent weights (random, heuristic, self) must not all be 0")
+
+    def with_snapshots(self, snapshots) -> "OpponentMapping":
+        return OpponentMapping(self.agents, self.weights, self.heuristic, tuple(snapshots))
+
+    def kinds(self) -> tuple[list[str], np.ndarray]:
+        w = self.weights
+        fallback = "heuristic" if self.heuristic else "random"
+        table = {"random": w["random"], "heuristic": w["heuristic"]}
+        if self.snapshots:
+            table["self"] = w["self"]
+        else:
+            table[fallback] += w["self"]
+        names = [k for k, v in table.items() if v > 0]
+        p = np.array([table[k] for k in names])
+        return names, p / p.sum()
+
+    def __call__(self, agent_id, episode, **kwargs) -> str:
+        key = zlib.crc32(str(episode.id_).encode())
+        if agent_id == self.agents[key % len(self.agents)]:
+            return LEARNER
+        rng = np.random.default_rng([key, zlib.crc32(str(agent_id).encode())])
+        names, p = self.kinds()
+        kind = names[int(rng.choice(len(names), p=p))]
+        return self.snapshots[int(rng.integers(len(self.snapshots)))] if kind == "self" else kind
+
+
+def ppo_config(
+    env_name: str,
+    *,
+    num_players: int | None = None,
+    reward: str = "win",
+    env_options: dict | None = None,
+    opponents: dict[str, float] | None = None,
+    snapshots: tuple[str, ...] = (),
+    net_arch: tuple[int, ...] = (256, 256),
+    seed: int | None = None,
+    num_env_runners: int = 0,
+    num_envs_per_env_runner: int = 1,
+    **training: Any,
+) -> PPOConfig:
+    """A multi-agent PPO config on the new API stack; `training` goes to `PPOConfig.training` (lr, gamma, ...).
+
+    `opponents`: weights of "random", "heuristic" and "self" (default: random
+    and self half each). `snapshots`: ids of snapshot modules to create (when
+    rebuilding a run that had added some, before `restore_from_path`)."""
+    env_kwargs = {"num_players": num_players, "reward": reward, **(env_options or {})}
+    probe = make_multi_agent_env(env_name, **env_kwargs)
+    agents = list(probe.possible_agents)
+    heuristic = has_heuristic(env_name)
+    mapping = OpponentMapping(agents, opponents or {"random": 0.5, "self": 0.5}, heuristic, tuple(snapshots))
+    fixed = {"env_name": env_name, "num_players": len(agents), "options": dict(env_options or {})}
+    learner = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": list(net_arch)})
+    specs = {LEARNER: learner, "random": RLModuleSpec(module_class=PolicyRLModule, model_config={**fixed, "policy": "random"})}
+    if heuristic:
+        specs["heuristic"] = RLModuleSpec(module_class=PolicyRLModule, model_config={**fixed, "policy": "heuristic"})
+    for sid in snapshots:
+        specs[sid] = learner
+    return (
+        PPOConfig()
+        .environment(register_env(env_name), env_config=env_kwargs)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
+        .learners(num_learners=0)
+        .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(**training)
+        .debugging(seed=seed)
+    )
+
+
+def add_snapshot(algo, max_snapshots: int | None = None) -> str:
+    """Add a frozen copy of the learner to the opponents ("main_v<k>"), dropping the oldest beyond max_snapshots."""
+    mapping: OpponentMapping = algo.config.policy_mapping_fn
+    number = 1 + max((int(s.rsplit("_v", 1)[1]) for s in mapping.snapshots), default=0)
+    new_id = f"{LEARNER}_v{number}"
+    snapshots = [*mapping.snapshots, new_id]
+    dropped = snapshots[: -max_snapshots] if max_snapshots else []
+    snapshots = snapshots[len(dropped):]
+    main = algo.get_module(LEARNER)
+    algo.add_module(
+        module_id=new_id,
+        module_spec=RLModuleSpec.from_module(main),
+        new_agent_to_module_mapping_fn=mapping.with_snapshots(snapshots),
+    )
+    learner_state = algo.learner_group.get_state(components=f"learner/rl_module/{LEARNER}")
+    weights = learner_state["learner"]["rl_module"][LEARNER]
+    algo.set_state({"learner_group": {"learner": {"rl_module": {new_id: weights}}}})  # also syncs the env runners
+    for old in dropped:
+        algo.remove_module(old, new_agent_to_module_mapping_fn=mapping.with_snapshots(snapshots))
+    return new_id
+
+
+# --- inference without Ray ---------------------------------------------------------------------
+class RLModulePolicy:
+    """A masked RLModule as a project policy: `act(observation, action_mask) -> int` (argmax, or sampled)."""
+
+    def __init__(self, module: RLModule, name: str = "rllib", deterministic: bool = True, seed: int | None = None):
+        self.module = module
+        self.name = name
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        obs = {
+            MaskedPPOTorchRLModule.OBS_KEY: torch.as_tensor(np.asarray(observation, np.float32)[None]),
+            MaskedPPOTorchRLModule.MASK_KEY: torch.as_tensor(np.asarray(action_mask)[None]),
+        }
+        with torch.no_grad():
+            out = self.module.forward_inference({Columns.OBS: obs})
+        return out[Columns.ACTION_DIST_INPUTS][0].double().numpy()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        logits = self.logits(observation, action_mask)
+        legal = np.flatnonzero(action_mask)
+        if self.deterministic:
+            return int(legal[np.argmax(logits[legal])])
+        p = np.exp(logits[legal] - logits[legal].max())
+        return int(legal[self.rng.choice(len(legal), p=p / p.sum())])
+
+
+def module_path(checkpoint: str | Path, module_id: str = LEARNER) -> Path:
+    """Where an Algorithm checkpoint keeps one module (a module checkpoint is returned as it is)."""
+    path = Path(checkpoint)
+    inner = path / "learner_group" / "learner" / "rl_module" / module_id
+    return inner if inner.is_dir() else path
+
+
+def load_policy(checkpoint: str | Path, module_id: str = LEARNER, deterministic: bool = True) -> RLModulePolicy:
+    """Restore the learner's module from an Algorithm (or module) checkpoint, without starting Ray."""
+    module = RLModule.from_checkpoint(module_path(checkpoint, module_id).resolve())
+    module.eval()
+    return RLModulePolicy(module, name=Path(checkpoint).name, deterministic=deterministic)

@@ -1,0 +1,43 @@
+"""Every committed checkpoint loads, plays legal games, and (slow) still clears the bar it claims."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from snack_envs.agents import heuristic_policy  # noqa: E402
+from snack_envs.checkpoints import load_policy, read_metadata  # noqa: E402
+from training.evaluate import play_game  # noqa: E402
+from training.ship import CHECKPOINT_DIR, measure_bar  # noqa: E402
+
+CHECKPOINTS = sorted(CHECKPOINT_DIR.glob("*.zip"))
+REQUIRED = {"env_name", "env_version", "env_options", "num_players", "observation_size", "num_actions", "config",
+            "seed", "timesteps", "wall_time_s", "library_versions", "evaluation", "bar"}
+
+
+def test_there_is_a_checkpoint():
+    assert CHECKPOINTS, "no committed checkpoint under checkpoints/"
+
+
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
+def test_committed_checkpoint_loads_and_plays_legal_games(path):
+    meta = read_metadata(path)
+    assert REQUIRED <= set(meta), REQUIRED - set(meta)
+    assert meta["bar"]["games_per_match"] >= 1000 and meta["bar"]["passed"]
+    n = meta["num_players"]
+    policy = load_policy(path, env_name=meta["env_name"], num_players=n)
+    heuristic = heuristic_policy(meta["env_name"], n, **meta["env_options"])
+    for seed in range(4):  # the raw env raises on any illegal action
+        lineup = [policy if s == seed % n else heuristic for s in range(n)]
+        result = play_game(meta["env_name"], lineup, seed, num_players=n, **meta["env_options"])
+        assert result["finished"]
+    assert (CHECKPOINT_DIR / "README.md").read_text().count(f"`{path.name}`") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
+def test_committed_checkpoint_still_clears_the_bar(path):
+    assert measure_bar(path, games=1000)["passed"]

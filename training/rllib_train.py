@@ -1,0 +1,194 @@
+"""`snack-train --backend rllib`: the same YAML configs, trained with Ray RLlib's multi-agent PPO.
+
+    snack-train --backend rllib                                       # quick-start config, a local Ray
+    snack-train --backend rllib --config configs/snack_rabbits.yaml --set vec_env=subproc --set n_envs=32 \\
+                --address 10.0.0.5:6379                               # an existing Ray cluster
+
+Needs `pip install "snack-envs[rllib]"` (on every node of a cluster). The
+learner module "main" (`snack_envs.integrations.rllib.MaskedPPOTorchRLModule`)
+plays one random agent of each episode; the other agents draw random /
+heuristic / a frozen snapshot of "main" by the `opponents:` weights, snapshots
+joining every `opponents.snapshot_every` timesteps (at most `max_snapshots`).
+
+How the config maps onto RLlib:
+- `vec_env: dummy` samples in the driver, `n_envs` envs in one EnvRunner;
+  `vec_env: subproc` starts `n_envs` remote EnvRunners of one env each (the
+  way to spread sampling over a cluster). The learner runs in the driver.
+- `algo`: learning_rate -> lr, n_steps * n_envs -> train_batch_size_per_learner,
+  batch_size -> minibatch_size, n_epochs -> num_epochs, gamma, gae_lambda ->
+  lambda_, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, clip_range ->
+  clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens.
+- `eval`: every `eval.every` timesteps "main" (argmax over legal actions) plays
+  `eval.games` games against each `eval.opponents` with `training.evaluate`;
+  then the Algorithm is checkpointed to <run>/checkpoint (so `--resume` goes on
+  from there) beside state.json, eval.csv and TensorBoard scalars under tb/
+  (the SB3 backend's tags, so learning_curve.png is drawn the same way).
+At the end: a final evaluation, the Algorithm checkpoint <run>/final with
+final.json (game facts, config, evaluation, library versions); load the learner
+with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from snack_envs.agents import make_policy
+from snack_envs.checkpoints import library_versions, write_json_atomic
+from training.evaluate import head_to_head
+from training.train import checkpoint_metadata, learning_curve
+
+FORMAT = "snack-envs-rllib-checkpoint/1"
+
+
+def runners(config: dict) -> tuple[int, int]:
+    """(num_env_runners, num_envs_per_env_runner) for the config's n_envs and vec_env."""
+    return (config["n_envs"], 1) if config["vec_env"] == "subproc" else (0, config["n_envs"])
+
+
+def build_config(config: dict, snapshots: tuple[str, ...] = ()):
+    from snack_envs.integrations.rllib import ppo_config
+
+    env_cfg, algo = config["env"], config["algo"]
+    num_env_runners, envs_per_runner = runners(config)
+    training = {
+        "lr": algo["learning_rate"],
+        "train_batch_size_per_learner": algo["n_steps"] * config["n_envs"],
+        "minibatch_size": algo["batch_size"],
+        "num_epochs": algo["n_epochs"],
+        "gamma": algo["gamma"],
+        "lambda_": algo["gae_lambda"],
+        "entropy_coeff": algo["ent_coef"],
+        "clip_param": algo["clip_range"],
+    }
+    if "vf_coef" in algo:
+        training["vf_loss_coeff"] = algo["vf_coef"]
+    if "max_grad_norm" in algo:
+        training["grad_clip"] = algo["max_grad_norm"]
+    return ppo_config(
+        env_cfg["name"],
+        num_players=env_cfg["num_players"],
+        reward=env_cfg["reward"],
+        env_options=env_cfg.get("options", {}),
+        opponents={k: config["opponents"][k] for k in ("random", "heuristic", "self")},
+        snapshots=tuple(snapshots),
+        net_arch=tuple(algo["net_arch"]),
+        seed=config["seed"],
+        num_env_runners=num_env_runners,
+        num_envs_per_env_runner=envs_per_runner,
+        **training,
+    )
+
+
+def evaluate_module(module, config: dict, games: int, seed: int) -> dict[str, dict]:
+    from snack_envs.integrations.rllib import RLModulePolicy
+
+    env_cfg = config["env"]
+    options = env_cfg.get("options", {})
+    hero = RLModulePolicy(module, "learner")
+    results = {}
+    for spec in config["eval"]["opponents"]:
+        villain = make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=seed, **options)
+        results[spec] = head_to_head(env_cfg["name"], hero, villain, games, env_cfg["num_players"], seed=seed, **options)
+    return results
+
+
+def save_algorithm(algo, path: Path) -> Path:
+    """Save through a temporary folder and a rename, so an interrupted save leaves the last good one."""
+    tmp = path.with_name(path.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    algo.save_to_path(str(tmp.resolve()))
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(tmp, path)
+    return path
+
+
+def start_ray(address: str | None, config: dict) -> bool:
+    """Connect to the cluster at `address`, or start a local Ray; True if this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address:
+        ray.init(address=address)
+    else:  # enough logical CPUs for the EnvRunners plus the driver, however many cores there are
+        ray.init(num_cpus=max(os.cpu_count() or 1, runners(config)[0] + 1), include_dashboard=False)
+    return True
+
+
+def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
+    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints."""
+    import ray
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from snack_envs.integrations.rllib import LEARNER, add_snapshot
+
+    torch.set_num_threads(config["torch_threads"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
+    if resume:
+        state.update(json.loads((run_dir / "state.json").read_text()))
+        state["wall_time_before"] = state.get("wall_time_s", 0.0)
+    else:
+        write_json_atomic(run_dir / "config.json", config)
+    state["started"] = time.time()
+    started_ray = start_ray(address, config)
+    tb = SummaryWriter(str(run_dir / "tb" / "rllib"))
+    try:
+        algo = build_config(config, tuple(state["snapshots"])).build_algo()
+        if resume:
+            algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
+        steps, opp = state["timesteps"], config["opponents"]
+        while steps < config["timesteps"]:
+            result = algo.train()
+            steps += int(result["env_runners"]["num_env_steps_sampled"])
+            if opp["self"] > 0 and steps - state["last_snapshot"] >= opp["snapshot_every"]:
+                add_snapshot(algo, opp["max_snapshots"])
+                state["snapshots"] = list(algo.config.policy_mapping_fn.snapshots)
+                state["last_snapshot"] = steps
+            returns = result["env_runners"].get("module_episode_returns_mean", {})
+            if LEARNER in returns:
+                tb.add_scalar("rollout/ep_rew_mean", returns[LEARNER], steps)
+            print(f"[{steps} steps] iteration {algo.iteration}: mean return of {LEARNER} "
+                  f"{returns.get(LEARNER, float('nan')):.3f}, snapshots {state['snapshots']}", flush=True)
+            due = steps - state["last_eval"] >= config["eval"]["every"]
+            if due and steps < config["timesteps"]:  # the last one is the final evaluation below
+                results = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["games"], 10_000 + steps)
+                write_eval(run_dir, tb, steps, results)
+            if due or steps >= config["timesteps"]:
+                state["last_eval"] = steps if due else state["last_eval"]
+                state["timesteps"] = steps
+                state["wall_time_s"] = state["wall_time_before"] + time.time() - state["started"]
+                save_algorithm(algo, run_dir / "checkpoint")
+                write_json_atomic(run_dir / "state.json", state)
+        final = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["final_games"], seed=1_000_000)
+        write_eval(run_dir, tb, steps, final)
+        path = save_algorithm(algo, run_dir / "final")
+        algo.stop()
+    finally:
+        tb.close()
+        if started_ray:
+            ray.shutdown()
+    meta = checkpoint_metadata(config, steps, state, evaluation=final)
+    versions = {**library_versions(), "ray": ray.__version__}
+    write_json_atomic(run_dir / "final.json", {"format": FORMAT, **meta, "module": f"final/learner_group/learner/rl_module/{LEARNER}",
+                                               "library_versions": versions})
+    learning_curve(run_dir)
+    return {"checkpoint": str(path), "evaluation": final, "wall_time_s": meta["wall_time_s"], "timesteps": steps}
+
+
+def write_eval(run_dir: Path, tb, steps: int, results: dict) -> None:
+    """Evaluation results to eval.csv, TensorBoard (the SB3 backend's tags) and the progress line."""
+    for spec, r in results.items():
+        tb.add_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"], steps)
+    with (run_dir / "eval.csv").open("a", newline="") as f:
+        writer = csv.writer(f)
+        for spec, r in results.items():
+            writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0]])
+    print(f"[{steps} steps] " + ", ".join(f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
