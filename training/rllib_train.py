@@ -31,7 +31,6 @@ with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import shutil
 import time
@@ -40,7 +39,7 @@ from pathlib import Path
 from snack_envs.agents import make_policy
 from snack_envs.checkpoints import library_versions, write_json_atomic
 from training.evaluate import head_to_head
-from training.train import checkpoint_metadata, learning_curve
+from training.train import checkpoint_metadata, learning_curve, start_run
 
 FORMAT = "snack-envs-rllib-checkpoint/1"
 
@@ -130,14 +129,7 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     from snack_envs.integrations.rllib import LEARNER, add_snapshot
 
     torch.set_num_threads(config["torch_threads"])
-    run_dir.mkdir(parents=True, exist_ok=True)
-    state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
-    if resume:
-        state.update(json.loads((run_dir / "state.json").read_text()))
-        state["wall_time_before"] = state.get("wall_time_s", 0.0)
-    else:
-        write_json_atomic(run_dir / "config.json", config)
-    state["started"] = time.time()
+    state = start_run(config, run_dir, resume)
     started_ray = start_ray(address, config)
     tb = SummaryWriter(str(run_dir / "tb" / "rllib"))
     try:

@@ -193,11 +193,8 @@ def learning_curve(run_dir: Path) -> Path:
     return path
 
 
-def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    torch.set_num_threads(config["torch_threads"])
+def start_run(config: dict, run_dir: Path, resume: bool) -> dict:
+    """The run's bookkeeping state: fresh (config.json written), or read back from state.json to resume."""
     run_dir.mkdir(parents=True, exist_ok=True)
     state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
     if resume:
@@ -206,6 +203,15 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     else:
         write_json_atomic(run_dir / "config.json", config)
     state["started"] = time.time()
+    return state
+
+
+def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(config["torch_threads"])
+    state = start_run(config, run_dir, resume)
     vec = make_vec_env(config, run_dir)
     for path in state["snapshots"]:
         vec.env_method("add_snapshot", path)

@@ -280,7 +280,29 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         self._skip_agent_selection = None
 
 
-class StandardAECWrapper(wrappers.OrderEnforcingWrapper):
+class DirectForwarding:
+    """For wrappers over an AEC env (set as `self._inner`): the attributes every loop reads,
+    forwarded in one hop and refused before reset as OrderEnforcingWrapper does. PettingZoo's
+    wrappers reach them through a `__getattr__` per layer, a large share of a cheap step."""
+
+    _inner: AECEnv
+
+    def _ready(self, name: str):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return self._inner
+
+    agents = property(lambda self: self._ready("agents").agents)
+    agent_selection = property(lambda self: self._ready("agent_selection").agent_selection)
+    rewards = property(lambda self: self._ready("rewards").rewards)
+    terminations = property(lambda self: self._ready("terminations").terminations)
+    truncations = property(lambda self: self._ready("truncations").truncations)
+    infos = property(lambda self: self._ready("infos").infos)
+    _cumulative_rewards = property(lambda self: self._inner._cumulative_rewards)
+    possible_agents = property(lambda self: self._inner.possible_agents)
+
+
+class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
     """PettingZoo's standard wrapper chain for classic games, fused into one layer.
 
     Same behaviour as TerminateIllegalWrapper(illegal_reward=-1) inside
@@ -294,23 +316,8 @@ class StandardAECWrapper(wrappers.OrderEnforcingWrapper):
 
     def __init__(self, env: TurnBasedEnv, illegal_reward: float = -1.0):
         super().__init__(env)
-        self._raw = env
+        self._raw = self._inner = env
         self._illegal_reward = float(illegal_reward)
-
-    def _ready(self, name: str):
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return self._raw
-
-    # Direct forwarding of what every loop reads (the base class's __getattr__ is slow).
-    agents = property(lambda self: self._ready("agents").agents)
-    agent_selection = property(lambda self: self._ready("agent_selection").agent_selection)
-    rewards = property(lambda self: self._ready("rewards").rewards)
-    terminations = property(lambda self: self._ready("terminations").terminations)
-    truncations = property(lambda self: self._ready("truncations").truncations)
-    infos = property(lambda self: self._ready("infos").infos)
-    _cumulative_rewards = property(lambda self: self._raw._cumulative_rewards)
-    possible_agents = property(lambda self: self._raw.possible_agents)
 
     def observation_space(self, agent):
         return self._raw.observation_spaces[agent]

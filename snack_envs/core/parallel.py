@@ -33,7 +33,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
-from snack_envs.core.env import SnackEnvBase, final_rewards
+from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
 from snack_envs.core.game import ConfigError, Game, IllegalActionError
 
 
@@ -240,7 +240,7 @@ def wrap_parallel(env: SimultaneousEnv) -> ParallelEnv:
     return StandardParallelWrapper(env)
 
 
-class ParallelAECView(OrderEnforcingWrapper):
+class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
     """PettingZoo's `parallel_to_aec`: its parallel_to_aec_wrapper inside its OrderEnforcingWrapper.
 
     The same two layers and behaviour, with the attributes every AEC loop reads
@@ -249,26 +249,12 @@ class ParallelAECView(OrderEnforcingWrapper):
 
     def __init__(self, par_env: ParallelEnv):
         super().__init__(parallel_to_aec_wrapper(par_env))
-        self._view = self.env
+        self._view = self._inner = self.env
 
     # What OrderEnforcingWrapper refuses before reset.
     _order_checked = frozenset(
         {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
     )
-
-    def _ready(self, name: str):
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return self._view
-
-    agents = property(lambda self: self._ready("agents").agents)
-    agent_selection = property(lambda self: self._ready("agent_selection").agent_selection)
-    rewards = property(lambda self: self._ready("rewards").rewards)
-    terminations = property(lambda self: self._ready("terminations").terminations)
-    truncations = property(lambda self: self._ready("truncations").truncations)
-    infos = property(lambda self: self._ready("infos").infos)
-    _cumulative_rewards = property(lambda self: self._view._cumulative_rewards)
-    possible_agents = property(lambda self: self._view.possible_agents)
 
     def observe(self, agent):
         return self._view._observations[agent]
