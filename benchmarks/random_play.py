@@ -4,9 +4,10 @@
 
 Plays uniformly random legal actions through the public API (`env()`, with
 PettingZoo's wrapper chain, and `raw_env()`) and prints env steps per second,
-games per second, the ratio to Connect Four measured in the same run, and
-the cost of one `env.last()` call (observation, mask, bookkeeping). The
-machine is shared: compare the ratios, not absolute figures across runs.
+games per second, the ratio to Connect Four (the median, over interleaved
+rounds, of the ratio within each round), and the cost of one `env.last()`
+call (observation, mask, bookkeeping). The machine is shared: compare the
+ratios, not absolute figures across runs.
 Parallel envs are stepped through `parallel_env()` (one step = one tick of
 joint actions) and `env()` (their AEC view).
 """
@@ -76,39 +77,46 @@ def last_cost_us(env, calls: int = 5000, seed: int = 0) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
-def measure(label: str, make, runner, steps: int) -> dict:
-    runner(make(), max(steps // 10, 200))  # warm-up
+def measure(make, runner, steps: int) -> tuple[float, float]:
+    """(steps/s, games/s) of one timed run after a short warm-up."""
+    runner(make(), max(steps // 10, 100))
     n, games, secs = runner(make(), steps)
-    row = {"label": label, "steps_per_s": n / secs, "games_per_s": games / secs, "last_us": float("nan")}
-    if runner is play_aec:
-        row["last_us"] = last_cost_us(make())
-    return row
+    return n / secs, games / secs
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20000, help="agent steps per measurement")
+    parser.add_argument("--steps", type=int, default=20000, help="agent steps per measurement, split over the rounds")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; ratios are medians over rounds")
     parser.add_argument("--envs", nargs="*", default=list(snack_envs.ENV_NAMES))
     args = parser.parse_args()
 
     from pettingzoo.classic import connect_four_v3
 
-    rows = [
-        measure("connect_four_v3 env()", connect_four_v3.env, play_aec, args.steps),
-        measure("connect_four_v3 raw_env()", connect_four_v3.raw_env, play_aec, args.steps),
-    ]
-    reference = {"env()": rows[0]["steps_per_s"], "raw_env()": rows[1]["steps_per_s"]}
+    cases = [("connect_four_v3 env()", connect_four_v3.env, play_aec), ("connect_four_v3 raw_env()", connect_four_v3.raw_env, play_aec)]
     for name in args.envs:
         module = importlib.import_module(f"snack_envs.{name}")
-        rows.append(measure(f"{name} env()", module.env, play_aec, args.steps))
-        rows.append(measure(f"{name} raw_env()", module.raw_env, play_aec, args.steps))
+        cases += [(f"{name} env()", module.env, play_aec), (f"{name} raw_env()", module.raw_env, play_aec)]
         if getattr(module, "IS_PARALLEL", False):
-            rows.append(measure(f"{name} parallel_env()", module.parallel_env, play_parallel, args.steps))
+            cases.append((f"{name} parallel_env()", module.parallel_env, play_parallel))
+    per_round = max(args.steps // args.rounds, 500)
+    rates: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in cases}
+    ratios: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    for _ in range(args.rounds):  # interleaved, so a slow spell of the shared machine hits every env alike
+        this_round = {label: measure(make, runner, per_round) for label, make, runner in cases}
+        reference = {"env()": this_round["connect_four_v3 env()"][0], "raw_env()": this_round["connect_four_v3 raw_env()"][0]}
+        for label, (sps, gps) in this_round.items():
+            rates[label].append((sps, gps))
+            api = label.split()[-1]
+            ratios[label].append(sps / reference.get(api, reference["raw_env()"]))
     print(f"{'env':40s} {'steps/s':>10s} {'games/s':>9s} {'vs connect_four':>16s} {'last() us':>10s}")
-    for row in rows:
-        api = row["label"].split()[-1]
-        ratio = row["steps_per_s"] / reference.get(api, reference["raw_env()"])
-        print(f"{row['label']:40s} {row['steps_per_s']:10.0f} {row['games_per_s']:9.1f} {ratio:15.2f}x {row['last_us']:10.1f}")
+    for label, make, runner in cases:
+        sps = float(np.median([r[0] for r in rates[label]]))
+        gps = float(np.median([r[1] for r in rates[label]]))
+        last = last_cost_us(make()) if runner is play_aec else float("nan")
+        print(f"{label:40s} {sps:10.0f} {gps:9.1f} {np.median(ratios[label]):15.2f}x {last:10.1f}")
+    print(f"(medians over {args.rounds} interleaved rounds of {per_round} steps; ratio = steps/s over Connect Four's in the same round;"
+          " a parallel env's step is a tick of joint actions, compared with raw_env())")
 
 
 if __name__ == "__main__":
