@@ -8,21 +8,35 @@ sheet, the row and the dice are public; the deck's order is not encoded (only
 its size, its traps, and which pedestrians have not been turned over yet,
 which every player can count).
 
-Speed: an observation is computed at every step, so the encoder avoids Python
-loops over cells (the map comes from the rules' `map_bytes` through one table
-lookup) and keeps the blocks that change at most once a round (marks, table)
-or rarely (creatures, opponents) in caches keyed by the very content they
-encode, so a cache can never serve a stale block.
+Speed: an observation is computed at every step, and a step changes a few of
+its entries, so each seat keeps its last vector and rewrites only what changed:
+- the map, the dice left to draw and the one-hot turn entries are compared at
+  every call (the map as one int made of the rules' `map_bytes`, then only the
+  cells whose byte differs are rewritten);
+- the rest is looked at only when the rules' revision counters moved
+  (`SnackTime.revision` for what the seats share, `sheet_revisions[p]` for p's
+  sheet), and then by content: a block is rebuilt only if the content it
+  encodes differs from what it was built from. The shared blocks (marks,
+  table) and the opponents' summaries are built once per content and tagged
+  with a serial number, which tells a seat whether it holds the latest.
+Blocks are written through a memoryview from prebuilt float arrays; the caller
+gets a copy. After editing a game's state by hand, call `game.state_changed()`
+before encoding it again (see `SnackTime.state_changed`).
 """
 
 from __future__ import annotations
+
+import struct
+from array import array
 
 import numpy as np
 
 from snack_envs.core.layout import Field, ObservationLayout
 from snack_envs.snack_time.components import (
     BADGE,
+    BADGE_PENALTY,
     BADGES,
+    BADGES_PER_PENALTY,
     DAMAGE,
     E,
     FIRST_TRAP,
@@ -96,14 +110,17 @@ MAP_TABLE = np.array(
     [[b & N > 0, b & E > 0, b & S > 0, b & W > 0, b & CAN_TAKE_PIPE > 0, b & REACHES_CREATURE > 0] for b in range(64)],
     np.float32,
 )
-LINK_BITS = tuple(tuple(link >> k & 1 for k in range(NUM_ENTRANCES)) for link in range(1 << NUM_ENTRANCES))
+MAP_ROWS = tuple(array("f", row) for row in MAP_TABLE.tolist())  # the same, as arrays for memoryview writes
+# LINK_ROWS[links as bits] -> the 5 "connected to entrance k" entries of a creature.
+LINK_ROWS = tuple(array("f", [link >> k & 1 for k in range(NUM_ENTRANCES)]) for link in range(1 << NUM_ENTRANCES))
 MAP_END = LAYOUT.slices["own_map"].stop
 MARKS_END = LAYOUT.slices["map_marks"].stop
-OWN_START, OWN_END = LAYOUT.slices["own_creatures"].start, LAYOUT.slices["last_round"].stop
+OWN_START, CREATURES_END = LAYOUT.slices["own_creatures"].start, LAYOUT.slices["own_creatures"].stop
+BADGES_AT, SCORE_AT = LAYOUT.slices["own_badges"].start, LAYOUT.slices["own_score"].start
+DICE_START, TO_DRAW_START = LAYOUT.slices["dice"].start, LAYOUT.slices["own_to_draw"].start
+PHASE_START, TARGET_START = LAYOUT.slices["phase"].start, LAYOUT.slices["own_damage_target"].start
+ROUND_AT, LAST_ROUND_AT = LAYOUT.slices["round"].start, LAYOUT.slices["last_round"].start
 TABLE_START, TABLE_END = LAYOUT.slices["row"].start, LAYOUT.slices["deck"].stop
-CREATURES_END = LAYOUT.slices["own_creatures"].stop
-PHASE_AT = LAYOUT.slices["phase"].start - CREATURES_END
-TARGET_AT = LAYOUT.slices["own_damage_target"].start - CREATURES_END
 OPPONENTS_START = LAYOUT.slices["opponents"].start
 TO_ACT_START = LAYOUT.slices["to_act"].start
 PHASE_INDEX = {"entrance": 0, "trap": 1, "snack": 4}
@@ -111,6 +128,41 @@ ROW_FEATURES = tuple(
     (PED_VALUE[c], *PED_NEEDS[c], PED_CONSEQUENCE[c] == BADGE, PED_CONSEQUENCE[c] == DAMAGE)
     for c in range(NUM_PEDESTRIANS)
 )
+
+
+HEAD_FEATURES = CREATURE_FEATURES - NUM_ENTRANCES  # a creature's entries before its links
+TABLE_STRUCT = struct.Struct(f"{TABLE_END - TABLE_START}f")  # packs the table block (faster than array())
+
+
+class _SeatView:
+    """One seat's last observation, kept whole, and the content each of its parts was built from
+    (what the vector holds now: the template's zeros to begin with)."""
+
+    __slots__ = ("buf", "mv", "map", "game", "revision", "sheets", "marks", "rat_bits", "sheet", "points",
+                 "rat_key", "rat_points", "badges", "score", "dice_key", "traits_left", "pipes_left", "hot", "round",
+                 "ending", "table", "opponents")
+
+    def __init__(self, template: np.ndarray, num_players: int):
+        self.buf = template.copy()
+        self.mv = memoryview(self.buf)  # entries and blocks are written through it (cheaper than numpy's indexing)
+        self.map = int.from_bytes(bytes(NUM_CELLS), "little")  # the map_bytes the own_map block shows, as an int
+        # The game, its `revision` and `sheet_revisions` the rest was last checked against.
+        self.game: SnackTime | None = None
+        self.revision = -1
+        self.sheets: list[int] = []
+        self.marks = self.table = -1  # serial of the shared block held
+        self.rat_bits = 0  # the cells with rats in the marks held, as bits
+        # The creatures block's content: links, healthy, crossed, snacks (copies of the creatures'),
+        # and each creature's points; None for a creature not written yet.
+        self.sheet = tuple([None] * NUM_CREATURES for _ in range(4))
+        self.points = [0] * NUM_CREATURES
+        self.rat_key: tuple | None = None
+        self.rat_points = 0
+        self.badges = self.score = self.round = self.ending = 0
+        self.dice_key: tuple | None = None  # (dice_traits, dice_pipes) the dice entries show
+        self.traits_left, self.pipes_left = [0, 0, 0], [0, 0, 0]  # the own_to_draw entries
+        self.hot = (-1, -1, -1)  # the phase, own_damage_target and to_act entries set to 1 (-1: none)
+        self.opponents = [-1] * num_players  # serial of the opponent block held, by relative seat
 
 
 class SnackTimeEncoder:
@@ -125,111 +177,220 @@ class SnackTimeEncoder:
                 "seated": [1.0] * num_players + [0.0] * (MAX_PLAYERS - num_players),
             }
         )
-        # Caches keyed by the content they encode, so they never go stale: the rats, the entrances
-        # and the row change at most once a round.
-        self._marks: tuple = (None, None, None)
-        self._creatures: dict[int, tuple] = {}  # seat -> (content key..., block)
-        self._opponents: dict[int, tuple] = {}
-        self._table: tuple = (None, None)
+        # Each seat's last vector and what its parts were built from (see the module docstring). The
+        # caches below are keyed by the content they encode, so they serve any games in any order.
+        self._views = [_SeatView(self.template, num_players) for _ in range(num_players)]
+        self._serial = 0
+        self._marks: tuple = (None, None, None, -1, 0)  # (rats, entrances, block, serial, cells with rats as bits)
+        self._table: tuple = (None, None, None, None, -1)  # (row, deck, trap_spots, block, serial)
+        # By seat: (badges, wet cells with rats, rats serial, healthy, snacks, block, serial).
+        self._opponents: list[tuple] = [(None,) * 7] * num_players
+        self._heads: dict[tuple, tuple] = {}  # creature content -> (its first HEAD_FEATURES entries, points)
 
-    def encode_map(self, game: SnackTime, seat: int, out: np.ndarray) -> None:
-        """Write the own_map block into `out`: a MAP_TABLE row per cell of the rules' `map_bytes`."""
-        MAP_TABLE.take(np.frombuffer(game.map_bytes[seat], np.uint8), 0, out[:MAP_END].reshape(NUM_CELLS, 6))
+    def _next_serial(self) -> int:
+        self._serial += 1
+        return self._serial
 
-    def encode_marks(self, game: SnackTime, rats: bytes) -> np.ndarray:
-        """The map_marks block (rats and entrances): it changes at most once a round. `rats`:
-        `bytes(game.rats)`, or b"" without the Rat Snacks module (no rats then)."""
-        if self._marks[0] != rats or self._marks[1] != game.entrances:
-            marks = np.zeros((NUM_CELLS, 6), np.float32)
-            marks[:, 0] = game.rats
+    def encode_marks(self, game: SnackTime) -> tuple[array, int]:
+        """The map_marks block (rats and entrances) and its serial: it changes at most once a round."""
+        rats, entrances, block, serial, _ = self._marks
+        if rats != game.rats or entrances != game.entrances:
+            marks = [0] * (NUM_CELLS * 6)
+            marks[::6] = game.rats
             for k, cell in enumerate(game.entrances):
-                marks[cell, 1 + k] = 1
-            self._marks = (rats, list(game.entrances), marks.ravel())
-        return self._marks[2]
+                marks[cell * 6 + 1 + k] = 1
+            block, serial = array("f", marks), self._next_serial()
+            rat_bits = sum(1 << cell for cell, count in enumerate(game.rats) if count)
+            self._marks = (list(game.rats), list(game.entrances), block, serial, rat_bits)
+        return block, serial
 
-    def encode_table(self, game: SnackTime) -> np.ndarray:
-        """The row, the traps, the unseen pedestrians and the deck: the same until the row moves."""
-        key = (bytes(game.row), bytes(game.deck), bytes(game.trap_spots))
-        if self._table[0] == key:
-            return self._table[1]
+    def encode_table(self, game: SnackTime) -> tuple[memoryview, int]:
+        """The row, the traps, the unseen pedestrians and the deck, and the block's serial: the same
+        until the row moves."""
+        row, deck, traps_lying, block, serial = self._table
+        if row == game.row and deck == game.deck and traps_lying == game.trap_spots:
+            return block, serial
         values: list = []
         for card in game.row:
             values += ROW_FEATURES[card]
         values += game.trap_spots
-        unseen = [0.0] * NUM_PEDESTRIANS
+        unseen = [0] * NUM_PEDESTRIANS
         traps = 0
         for card in game.deck:
             if card < FIRST_TRAP:
-                unseen[card] = 1.0
+                unseen[card] = 1
             else:
                 traps += 1
         values += unseen
         values += (len(game.deck), traps)
-        block = np.array(values, np.float32)
-        self._table = (key, block)
-        return block
+        block, serial = memoryview(TABLE_STRUCT.pack(*values)).cast("f"), self._next_serial()
+        self._table = (list(game.row), list(game.deck), list(game.trap_spots), block, serial)
+        return block, serial
 
-    def encode_creatures(self, game: SnackTime, seat: int) -> tuple[np.ndarray, int]:
-        """The viewer's creatures block and their points (snacks + satisfaction); a pipe step
-        mostly leaves them as they were."""
-        healthy, crossed, snacks, links = game.healthy[seat], game.crossed[seat], game.snacks[seat], game.links[seat]
-        cached = self._creatures.get(seat)
-        if cached is not None and cached[:4] == (links, healthy, crossed, snacks):
-            return cached[4], cached[5]
-        values: list = []
-        points = 0
-        for have, lost, eaten, link in zip(healthy, crossed, snacks, links):
+    def encode_creature(self, have: list[int], lost: list[int], eaten: list[int]) -> tuple[array, int]:
+        """A creature's entries but its links (traits, crossed traits, open slots, snacks, their
+        value, satisfaction) and its points (snacks + satisfaction)."""
+        value = sum([PED_VALUE[card] for card in eaten]) if eaten else 0
+        key = (*have, *lost, len(eaten), value)
+        head = self._heads.get(key)
+        if head is None:
             traits = have[0] + have[1] + have[2]
-            value = sum([PED_VALUE[card] for card in eaten])
-            points += value + len(eaten) * traits
-            values += have
-            values += lost
-            values += (TRAIT_SLOTS - traits - lost[0] - lost[1] - lost[2], len(eaten), value, len(eaten) * traits)
-            values += LINK_BITS[link]
-        block = np.array(values, np.float32)
-        self._creatures[seat] = (list(links), [list(h) for h in healthy], [list(c) for c in crossed],
-                                 [list(e) for e in snacks], block, points)
-        return block, points
+            satisfaction = len(eaten) * traits
+            open_slots = TRAIT_SLOTS - traits - lost[0] - lost[1] - lost[2]
+            entries = [*have, *lost, open_slots, len(eaten), value, satisfaction]
+            head = self._heads[key] = (array("f", entries), value + satisfaction)
+        return head
 
-    def encode_opponent(self, game: SnackTime, p: int, rats: bytes) -> np.ndarray:
-        """Opponent p's score and sheet summary: [score, badges, snacks per creature, traits per creature]."""
-        key = (game.badges[p], game.wet[p] if rats else 0, rats)  # wet cells count only for rats
-        cached = self._opponents.get(p)
-        if cached is not None and cached[0] == key and cached[1] == game.healthy[p] and cached[2] == game.snacks[p]:
-            return cached[3]
+    def encode_opponent(self, game: SnackTime, p: int, rats_serial: int, rat_bits: int) -> tuple[array, int]:
+        """Opponent p's score and sheet summary: [score, badges, snacks per creature, traits per
+        creature], and the block's serial. With Rat Snacks, `rats_serial` and `rat_bits` are the
+        marks block's serial and the cells holding rats (the rats on wet cells count in the score);
+        else both are 0."""
+        wet = game.wet[p] & rat_bits
+        badges, held_wet, rats, healthy, snacks, block, serial = self._opponents[p]
+        if (
+            badges == game.badges[p] and healthy == game.healthy[p] and snacks == game.snacks[p]
+            and rats == rats_serial and held_wet == wet
+        ):
+            return block, serial
         sheet = [game.score(p), game.badges[p]] + [len(eaten) for eaten in game.snacks[p]]
-        block = np.array(sheet + [sum(have) for have in game.healthy[p]], np.float32)
-        self._opponents[p] = (key, [list(h) for h in game.healthy[p]], [list(e) for e in game.snacks[p]], block)
-        return block
+        block = array("f", sheet + [sum(have) for have in game.healthy[p]])
+        serial = self._next_serial()
+        self._opponents[p] = (
+            game.badges[p], wet, rats_serial, [list(h) for h in game.healthy[p]],
+            [list(e) for e in game.snacks[p]], block, serial,
+        )
+        return block, serial
 
     def encode(self, game: SnackTime, seat: int) -> np.ndarray:
         n = self.num_players
-        out = self.template.copy()
-        self.encode_map(game, seat, out)
-        rats = bytes(game.rats) if self.rat_snacks else b""
-        out[MAP_END:MARKS_END] = self.encode_marks(game, rats)
-        out[OWN_START:CREATURES_END], points = self.encode_creatures(game, seat)
-        score = points - game.badge_penalty(seat) + (game.rat_points(seat) if self.rat_snacks else 0)
-        dice_traits, dice_pipes = game.dice_traits, game.dice_pipes
-        turn = [
-            game.badges[seat], score,
-            dice_traits.count(0), dice_traits.count(1), dice_traits.count(2),
-            dice_pipes.count(0), dice_pipes.count(1), dice_pipes.count(2),
-            *game.traits_left[seat], *game.pipes_left[seat],
-            0, 0, 0, 0, 0, 0, 0, 0, 0, game.round, int(game.ending),
-        ]
-        if not game.game_over:  # the phase and the damage target, one-hot
+        view = self._views[seat]
+        mv = view.mv
+        # own_map: the cells whose byte in the rules' `map_bytes` changed (a step changes a few).
+        map_bytes = game.map_bytes[seat]
+        held = int.from_bytes(map_bytes, "little")
+        changed = held ^ view.map
+        if changed:
+            view.map = held
+            while changed:
+                cell = ((changed & -changed).bit_length() - 1) >> 3
+                mv[cell * 6:cell * 6 + 6] = MAP_ROWS[map_bytes[cell]]
+                changed &= ~(0xFF << (cell << 3))
+        # own_to_draw, phase, own_damage_target, to_act: the entries most steps change.
+        left = game.traits_left[seat]
+        if left != view.traits_left:
+            mv[TO_DRAW_START], mv[TO_DRAW_START + 1], mv[TO_DRAW_START + 2] = left
+            view.traits_left = list(left)
+        left = game.pipes_left[seat]
+        if left != view.pipes_left:
+            mv[TO_DRAW_START + 3], mv[TO_DRAW_START + 4], mv[TO_DRAW_START + 5] = left
+            view.pipes_left = list(left)
+        if game.game_over:
+            hot = (-1, -1, -1)
+        else:  # the phase, the damage target and the player to act, one-hot
             actor = game.current_player
-            if game.phase == "place":
-                turn[PHASE_AT + (2 if any(game.traits_left[actor]) else 3)] = 1
+            phase = game.phase
+            target_at = -1
+            if phase == "place":
+                left = game.traits_left[actor]
+                phase_at = PHASE_START + (2 if left[0] or left[1] or left[2] else 3)
             else:
-                turn[PHASE_AT + PHASE_INDEX[game.phase]] = 1
-                if actor == seat and game.phase != "entrance":
-                    turn[TARGET_AT + game.pending[seat][0]] = 1
-            out[TO_ACT_START + (actor - seat) % n] = 1
-        out[CREATURES_END:OWN_END] = turn
-        out[TABLE_START:TABLE_END] = self.encode_table(game)
-        for r in range(1, n):
-            start = OPPONENTS_START + (r - 1) * OPPONENT_FEATURES
-            out[start:start + OPPONENT_FEATURES] = self.encode_opponent(game, (seat + r) % n, rats)
-        return out
+                phase_at = PHASE_START + PHASE_INDEX[phase]
+                if actor == seat and phase != "entrance":
+                    target_at = TARGET_START + game.pending[seat][0]
+            hot = (phase_at, target_at, TO_ACT_START + (actor - seat) % n)
+        if hot != view.hot:
+            for old, new in zip(view.hot, hot):
+                if old != new:
+                    if old >= 0:
+                        mv[old] = 0
+                    if new >= 0:
+                        mv[new] = 1
+            view.hot = hot
+        # The rest changes only with the rules' revisions (most pipe placements leave them).
+        sheets = game.sheet_revisions
+        if view.game is game and view.revision == game.revision:
+            held_sheets = view.sheets
+            if held_sheets == sheets:
+                return view.buf.copy()
+            marks_serial, rat_bits = view.marks, view.rat_bits  # the marks, dice, round and table held still hold
+        else:
+            held_sheets = None  # check every sheet
+            view.game, view.revision = game, game.revision
+            # map_marks: shared by the seats.
+            rats, entrances, block, marks_serial, rat_bits = self._marks
+            if rats != game.rats or entrances != game.entrances:
+                block, marks_serial = self.encode_marks(game)
+                rat_bits = self._marks[4]
+            if view.marks != marks_serial:
+                mv[MAP_END:MARKS_END] = block
+                view.marks, view.rat_bits = marks_serial, rat_bits
+            # dice, round, last_round.
+            dice_traits, dice_pipes = game.dice_traits, game.dice_pipes
+            dice_key = view.dice_key
+            if dice_key is None or dice_key[0] != dice_traits or dice_key[1] != dice_pipes:
+                view.dice_key = (list(dice_traits), list(dice_pipes))
+                mv[DICE_START], mv[DICE_START + 1], mv[DICE_START + 2] = (
+                    dice_traits.count(0), dice_traits.count(1), dice_traits.count(2))
+                mv[DICE_START + 3], mv[DICE_START + 4], mv[DICE_START + 5] = (
+                    dice_pipes.count(0), dice_pipes.count(1), dice_pipes.count(2))
+            if game.round != view.round:
+                mv[ROUND_AT] = view.round = game.round
+            if game.ending != view.ending:
+                mv[LAST_ROUND_AT] = view.ending = int(game.ending)
+            # The table: shared by the seats.
+            row, deck, traps_lying, block, serial = self._table
+            if row != game.row or deck != game.deck or traps_lying != game.trap_spots:
+                block, serial = self.encode_table(game)
+            if view.table != serial:
+                mv[TABLE_START:TABLE_END] = block
+                view.table = serial
+        view.sheets = list(sheets)
+        if not self.rat_snacks:
+            marks_serial = rat_bits = 0  # the rats count for nothing
+        if held_sheets is None or held_sheets[seat] != sheets[seat]:
+            # own_creatures: only the creatures whose content changed.
+            healthy, crossed, snacks = game.healthy[seat], game.crossed[seat], game.snacks[seat]
+            links = game.links[seat]
+            held_links, held_healthy, held_crossed, held_snacks = view.sheet
+            for c in range(NUM_CREATURES):
+                have, lost, eaten = healthy[c], crossed[c], snacks[c]
+                start = OWN_START + c * CREATURE_FEATURES
+                if held_healthy[c] != have or held_crossed[c] != lost or held_snacks[c] != eaten:
+                    mv[start:start + HEAD_FEATURES], view.points[c] = self.encode_creature(have, lost, eaten)
+                    held_healthy[c], held_crossed[c], held_snacks[c] = list(have), list(lost), list(eaten)
+                if held_links[c] != links[c]:
+                    held_links[c] = link = links[c]
+                    mv[start + HEAD_FEATURES:start + CREATURE_FEATURES] = LINK_ROWS[link]
+            # own_badges, own_score.
+            points = view.points
+            badges = game.badges[seat]
+            score = points[0] + points[1] + points[2] + points[3] - badges // BADGES_PER_PENALTY * BADGE_PENALTY
+            if self.rat_snacks:  # the rats on cells that reach a creature
+                rat_key = (game.wet[seat] & rat_bits, marks_serial)
+                if view.rat_key != rat_key:
+                    view.rat_key, view.rat_points = rat_key, game.rat_points(seat)
+                score += view.rat_points
+            if badges != view.badges:
+                mv[BADGES_AT] = view.badges = badges
+            if score != view.score:
+                mv[SCORE_AT] = view.score = score
+        # The opponents, seat-relative: those whose sheet changed.
+        if n > 1:
+            held = view.opponents
+            opponents = self._opponents
+            for r in range(1, n):
+                p = (seat + r) % n
+                if held_sheets is not None and held_sheets[p] == sheets[p]:
+                    continue
+                badges, wet, rats, healthy, snacks, block, serial = opponents[p]
+                if (
+                    badges != game.badges[p] or healthy != game.healthy[p] or snacks != game.snacks[p]
+                    or rats != marks_serial or wet != game.wet[p] & rat_bits
+                ):
+                    block, serial = self.encode_opponent(game, p, marks_serial, rat_bits)
+                if held[r] != serial:
+                    start = OPPONENTS_START + (r - 1) * OPPONENT_FEATURES
+                    mv[start:start + OPPONENT_FEATURES] = block
+                    held[r] = serial
+        return view.buf.copy()

@@ -85,9 +85,14 @@ and entrance cells (`parent`, and at each root `members` and `reach`),
 joined when a pipe or entrance is drawn: every new path runs through the new
 cell, so `links` (the entrances each creature reaches) and `wet` (the cells of
 networks that reach a creature) only grow there. `invariant_violations`
-recomputes all of it with a plain flood fill (`flood`). `map_bytes` is a
-derived per-cell summary (openings, can take a pipe, reaches a creature) kept
-for the observation encoder.
+recomputes all of it with a plain flood fill (`flood`). Two derived summaries
+are kept up to date by play (and rebuilt by `from_dict`): `map_bytes`, per cell
+(openings, can take a pipe, reaches a creature), for the observation encoder,
+and `fits`, per action, the pipe placements that open onto an accepting side,
+so the legal mask is one `&` with the pieces left (`_legal_mask`). The mask is
+cached beside the legal lists and built without them; the list of pipe
+placements is made only when asked for. `revision` and `sheet_revisions` count
+the changes the observation encoder must re-read (see `state_changed`).
 """
 
 from __future__ import annotations
@@ -96,7 +101,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from snack_envs.core.game import ConfigError, Game, Option, count_by, roll_dice
+from snack_envs.core.game import ConfigError, Game, Option, count_by
 from snack_envs.snack_time.components import (
     BADGE,
     BADGE_PENALTY,
@@ -149,6 +154,11 @@ ENTRANCE_BASE = DAMAGE_BASE + NUM_CREATURES * len(TRAITS)  # 664
 NUM_ACTIONS = ENTRANCE_BASE + NUM_CELLS  # 728
 
 SIDES = tuple(tuple((bit, nb, OPPOSITE[bit]) for bit, nb in NEIGHBOURS[c]) for c in range(NUM_CELLS))
+# OPEN_SIDES[cell][openings] -> (neighbour, its side facing the cell) for each opening inside the map.
+OPEN_SIDES = tuple(
+    tuple(tuple((nb, back) for bit, nb, back in SIDES[c] if openings & bit) for openings in range(16))
+    for c in range(NUM_CELLS)
+)
 CREATURE_AT = tuple(CREATURE_CELLS.index(c) if c in CREATURE_CELLS else -1 for c in range(NUM_CELLS))
 ALL_SIDES = N | E | S | W
 CAN_TAKE_PIPE, REACHES_CREATURE = 16, 32  # flags of `map_bytes`
@@ -169,6 +179,70 @@ def _pipe_masks() -> np.ndarray:
 
 
 PIPE_MASKS = _pipe_masks()
+# The pipe placements as a mask are `fits & AVAIL_MASKS[pieces available]`: `fits[p]` (see
+# `_rebuild_map_bytes`) holds at PIPE_AT[cell] the FIT_ROWS row of the cell's accepting sides, the
+# patterns with an opening facing one of them; AVAIL_MASKS[avail] the pipe actions of those pieces.
+PIPE_AT = tuple(PIPE_BASE + cell * NUM_PATTERNS for cell in range(NUM_CELLS))
+FIT_ROWS = tuple(PIPE_MASKS[7, accept].tobytes() for accept in range(16))
+
+
+def _frozen_mask(actions: Sequence[int]) -> np.ndarray:
+    """A read-only int8 mask of NUM_ACTIONS with `actions` set."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[list(actions)] = 1
+    mask.setflags(write=False)
+    return mask
+
+
+AVAIL_MASKS = tuple(
+    _frozen_mask([
+        PIPE_AT[cell] + i for cell in range(NUM_CELLS) for i, (piece, _) in enumerate(PATTERNS) if avail >> piece & 1
+    ])
+    for avail in range(8)
+)
+
+
+# TRAIT_CHOICES[trait dice left as bits][creatures with an open slot as bits] -> (legal actions, mask):
+# the trait draws allowed, `TRAIT_BASE + trait * 4 + creature` for each pair.
+TRAIT_CHOICES = tuple(
+    tuple(
+        (actions, _frozen_mask(actions))
+        for actions in (
+            tuple(
+                TRAIT_BASE + t * NUM_CREATURES + c
+                for t in range(3) if left >> t & 1 for c in range(NUM_CREATURES) if open_bits >> c & 1
+            )
+            for open_bits in range(1 << NUM_CREATURES)
+        )
+    )
+    for left in range(8)
+)
+# DAMAGE_CHOICES[creature][its uncrossed traits as bits] -> (legal actions, mask): the traits it may lose.
+DAMAGE_CHOICES = tuple(
+    tuple(
+        (actions, _frozen_mask(actions))
+        for actions in (tuple(DAMAGE_BASE + c * 3 + t for t in range(3) if have >> t & 1) for have in range(8))
+    )
+    for c in range(NUM_CREATURES)
+)
+NO_ACTIONS = _frozen_mask(())
+MASK_KEYS = tuple(("mask", p) for p in range(MAX_PLAYERS))  # `_legal_cache` keys of the players' masks
+INNER_BITS = sum(1 << cell for cell in INNER_CELLS)
+KING_BITS = tuple(sum(1 << c for c in KING_ZONE[cell]) for cell in range(NUM_CELLS))
+
+
+def _initial_sheet() -> tuple[list[int], bytes, bytes]:
+    """The accepting sides, `map_bytes` and `fits` of an empty sheet: the cells next to a creature."""
+    accept = [0] * NUM_CELLS
+    for cell in CREATURE_CELLS:
+        for bit, nb in NEIGHBOURS[cell]:
+            accept[nb] |= OPPOSITE[bit]
+    map_bytes = bytes(CAN_TAKE_PIPE if a else 0 for a in accept)
+    fits = bytes(PIPE_BASE) + b"".join(FIT_ROWS[a] for a in accept) + bytes(NUM_ACTIONS - DAMAGE_BASE)
+    return accept, map_bytes, fits
+
+
+EMPTY_ACCEPT, EMPTY_MAP_BYTES, EMPTY_FITS = _initial_sheet()
 
 
 def trait_action(trait: int, creature: int) -> int:
@@ -259,11 +333,7 @@ class SnackTime(Game):
         self.dice_pipes: list[int] = []
         self.rat_roll: int | None = None
         self.pipes = [[0] * NUM_CELLS for _ in range(n)]
-        self.accept = [[0] * NUM_CELLS for _ in range(n)]
-        for p in range(n):
-            for cell in CREATURE_CELLS:
-                for bit, nb in NEIGHBOURS[cell]:
-                    self.accept[p][nb] |= OPPOSITE[bit]
+        self.accept = [list(EMPTY_ACCEPT) for _ in range(n)]  # the cells next to a creature
         # Networks as a union-find forest over pipe and entrance cells (-1: not in a network); at a
         # root, `members` holds the network's cells as bits and `reach` its creatures | entrances << 4.
         self.parent = [[-1] * NUM_CELLS for _ in range(n)]
@@ -271,7 +341,8 @@ class SnackTime(Game):
         self.reach = [[0] * NUM_CELLS for _ in range(n)]
         self.links = [[0] * NUM_CREATURES for _ in range(n)]  # per creature: the entrances it reaches, as bits
         self.wet = [0] * n  # pipe and entrance cells whose network reaches a creature, as bits
-        self._rebuild_map_bytes()
+        self.map_bytes = [bytearray(EMPTY_MAP_BYTES) for _ in range(n)]  # what _rebuild_map_bytes makes of it
+        self.fits = [bytearray(EMPTY_FITS) for _ in range(n)]
         self.healthy = [[[0, 0, 0] for _ in range(NUM_CREATURES)] for _ in range(n)]
         self.crossed = [[[0, 0, 0] for _ in range(NUM_CREATURES)] for _ in range(n)]
         self.snacks = [[[] for _ in range(NUM_CREATURES)] for _ in range(n)]
@@ -285,6 +356,8 @@ class SnackTime(Game):
         self.end_reasons: list[str] = []
         self.events: list[list] = []
         self.game_over = False
+        self.revision = 0  # see `state_changed`
+        self.sheet_revisions = [0] * n
         self.current_player = 0
         self.entrances: list[int] = []
         self.entrance_at = [-1] * NUM_CELLS
@@ -318,29 +391,27 @@ class SnackTime(Game):
     def _roll_entrances(self, scripted: list[int]) -> list[int]:
         """The rulebook's procedure: roll the location dice, roll again next to an entrance."""
         placed: list[int] = []
+        blocked = 0  # the cells next to an entrance placed, or on one, as bits (`_entrance_allowed`)
         while len(placed) < NUM_ENTRANCES:
-            if not any(self._entrance_allowed(c, placed) for c in INNER_CELLS):
-                placed = []  # boxed in: start over (see the module docstring)
+            if not INNER_BITS & ~blocked:
+                placed, blocked = [], 0  # boxed in: start over (see the module docstring)
             if scripted:
                 cell = scripted.pop(0)
             else:
-                letter, number = roll_dice(self.rng, 2)
-                cell = cell_of(number, letter)
-            if cell in INNER_CELLS and self._entrance_allowed(cell, placed):
+                letter, number = self.rng.random(2).tolist()  # `roll_dice(self.rng, 2)`, inlined
+                cell = cell_of(int(number * 6) + 1, int(letter * 6) + 1)
+            if 0 <= cell < NUM_CELLS and INNER_BITS >> cell & 1 and not blocked >> cell & 1:
                 placed.append(cell)
+                blocked |= KING_BITS[cell]
         return placed
 
     def _add_entrance(self, cell: int) -> None:
+        self.revision += 1
         k = len(self.entrances)
         self.entrances.append(cell)
         self.entrance_at[cell] = k
         for p in range(self.num_players):
-            accept, pipes, map_bytes = self.accept[p], self.pipes[p], self.map_bytes[p]
-            accept[cell] = map_bytes[cell] = 0
-            for bit, nb in NEIGHBOURS[cell]:
-                if self._free(pipes, nb):
-                    accept[nb] |= OPPOSITE[bit]
-                    map_bytes[nb] |= CAN_TAKE_PIPE
+            self.map_bytes[p][cell] = 0
             self._connect(p, cell, ALL_SIDES)
 
     @classmethod
@@ -350,18 +421,35 @@ class SnackTime(Game):
         for k, cell in enumerate(game.entrances):
             game.entrance_at[cell] = k
         game._rebuild_map_bytes()
+        game.revision, game.sheet_revisions = 0, [0] * game.num_players
         return game
 
+    def state_changed(self) -> None:
+        """Call after editing state fields by hand: forgets the cached legal actions and bumps
+        `revision`. The rules bump `sheet_revisions[p]` whenever they change p's traits, snacks,
+        badges or links (or, with Rat Snacks, the cells that reach a creature), and `revision`
+        whenever they change anything else an observation shows but the map (`map_bytes`), the
+        dice left to draw and whose decision it is: the observation encoder re-reads a part only
+        when its revision moved (see `SnackTimeEncoder`)."""
+        super().state_changed()
+        self.revision += 1
+
     def _rebuild_map_bytes(self) -> None:
-        """`map_bytes[p]`, derived from the state and kept up to date by play: one byte per cell,
-        its pipe's openings | CAN_TAKE_PIPE | REACHES_CREATURE (a pipe or entrance whose network
-        reaches a creature). The encoder reads a whole map from it at C speed."""
+        """Two per-cell summaries derived from the state and kept up to date by play:
+        - `map_bytes[p]`: one byte per cell, its pipe's openings | CAN_TAKE_PIPE | REACHES_CREATURE
+          (a pipe or entrance whose network reaches a creature), for the observation encoder;
+        - `fits[p]`: one byte per action, 1 for a pipe placement whose pattern opens onto one of the
+          cell's accepting sides (whatever pieces are left), for the legal mask."""
         self.map_bytes = [
             bytearray(
                 pipes[c] | (CAN_TAKE_PIPE if accept[c] else 0) | (REACHES_CREATURE if wet >> c & 1 else 0)
                 for c in range(NUM_CELLS)
             )
             for pipes, accept, wet in zip(self.pipes, self.accept, self.wet)
+        ]
+        self.fits = [
+            bytearray(bytes(PIPE_BASE) + b"".join(FIT_ROWS[a] for a in accept) + bytes(NUM_ACTIONS - DAMAGE_BASE))
+            for accept in self.accept
         ]
 
     # --- the map ---------------------------------------------------------------------------------
@@ -397,19 +485,27 @@ class SnackTime(Game):
         return creatures, entrances, cells
 
     def _connect(self, p: int, cell: int, openings: int) -> None:
-        """Join the new pipe or entrance at `cell` to the networks it opens onto, then update
-        links and wet cells: every new path passes through `cell`."""
+        """Open the new pipe or entrance at `cell` (with `openings`) onto its neighbours on p's map:
+        each empty cell it opens onto now accepts a pipe on that side, and the networks it opens
+        onto join; then update links and wet cells: every new path passes through `cell`."""
         parent, members, reach = self.parent[p], self.members[p], self.reach[p]
-        pipes, entrance_at = self.pipes[p], self.entrance_at
+        pipes, accept, entrance_at = self.pipes[p], self.accept[p], self.entrance_at
+        map_bytes, fits = self.map_bytes[p], self.fits[p]
+        accept[cell] = 0
+        at = PIPE_AT[cell]
+        fits[at:at + NUM_PATTERNS] = FIT_ROWS[0]
         parent[cell] = cell
         members[cell] = 1 << cell
         reach[cell] = 1 << (4 + entrance_at[cell]) if entrance_at[cell] >= 0 else 0
         root = cell
-        for bit, nb, back in SIDES[cell]:
-            if not openings & bit:
-                continue
+        for nb, back in OPEN_SIDES[cell][openings]:
             if CREATURE_AT[nb] >= 0:
                 reach[root] |= 1 << CREATURE_AT[nb]
+            elif not pipes[nb] and entrance_at[nb] < 0:  # an empty cell (`_free`)
+                accept[nb] |= back
+                map_bytes[nb] |= CAN_TAKE_PIPE
+                at = PIPE_AT[nb]
+                fits[at:at + NUM_PATTERNS] = FIT_ROWS[accept[nb]]
             elif parent[nb] >= 0 and (pipes[nb] & back or entrance_at[nb] >= 0):
                 other = nb
                 while parent[other] != other:
@@ -422,31 +518,29 @@ class SnackTime(Game):
         creatures = reach[root] & 15
         if creatures:
             entrances = reach[root] >> 4
-            links = self.links[p]
-            for c in range(NUM_CREATURES):
-                if creatures >> c & 1:
-                    links[c] |= entrances
+            if entrances:
+                links = self.links[p]
+                for c in range(NUM_CREATURES):
+                    if creatures >> c & 1 and links[c] | entrances != links[c]:
+                        links[c] |= entrances
+                        self.sheet_revisions[p] += 1
             new = members[root] & ~self.wet[p]
             if new:
+                if self.config["rat_snacks"]:  # the wet cells count in the score only for the rats
+                    self.sheet_revisions[p] += 1
                 self.wet[p] |= new
-                map_bytes = self.map_bytes[p]
                 while new:
                     low = new & -new
                     map_bytes[low.bit_length() - 1] |= REACHES_CREATURE
                     new ^= low
 
     def _draw_pipe(self, p: int, cell: int, openings: int) -> None:
-        pipes, accept, map_bytes, entrance_at = self.pipes[p], self.accept[p], self.map_bytes[p], self.entrance_at
-        pipes[cell] = map_bytes[cell] = openings
-        accept[cell] = 0
-        for bit, nb, back in SIDES[cell]:
-            if openings & bit and not pipes[nb] and entrance_at[nb] < 0 and CREATURE_AT[nb] < 0:
-                accept[nb] |= back
-                map_bytes[nb] |= CAN_TAKE_PIPE
+        self.pipes[p][cell] = self.map_bytes[p][cell] = openings
         self._connect(p, cell, openings)
 
     # --- rounds ----------------------------------------------------------------------------------
     def _start_round(self) -> None:
+        self.revision += 1
         self.events = []
         if self.round > 0:
             if not any(card < FIRST_TRAP for card in self.deck):
@@ -477,17 +571,20 @@ class SnackTime(Game):
             self.trap_spots[k] = True
 
     def _mark_badge(self, p: int) -> None:
+        self.sheet_revisions[p] += 1
         if self.badges[p] < BADGES:
             self.badges[p] += 1
             if self.badges[p] == BADGES:
                 self._end_after_round("a player marked the last badge")
 
     def _end_after_round(self, reason: str) -> None:
+        self.revision += 1
         self.ending = True
         if reason not in self.end_reasons:
             self.end_reasons.append(reason)
 
     def _finish(self, reason: str | None = None) -> None:
+        self.revision += 1
         if reason and reason not in self.end_reasons:
             self.end_reasons.append(reason)
         self.phase = "over"
@@ -495,14 +592,15 @@ class SnackTime(Game):
         self.current_player = -1
 
     def _roll(self) -> None:
+        self.revision += 1
         rat_snacks = self.config["rat_snacks"]
         if self.scripted_rolls:
             traits, pipes, rat = self.scripted_rolls.pop(0)
         else:
-            dice = roll_dice(self.rng, 7 if rat_snacks else 5)
-            traits = [TRAIT_DIE_FACES[d - 1] for d in dice[:2]]
-            pipes = [PIPE_DIE_FACES[d - 1] for d in dice[2:5]]
-            rat = cell_of(dice[6], dice[5]) if rat_snacks else None
+            dice = self.rng.random(7 if rat_snacks else 5).tolist()  # `roll_dice`, inlined: face int(u * 6) + 1
+            traits = [TRAIT_DIE_FACES[int(u * 6)] for u in dice[:2]]
+            pipes = [PIPE_DIE_FACES[int(u * 6)] for u in dice[2:5]]
+            rat = cell_of(int(dice[6] * 6) + 1, int(dice[5] * 6) + 1) if rat_snacks else None
         self.dice_traits, self.dice_pipes = traits, pipes
         trait_counts, pipe_counts = count_by(traits, 3), count_by(pipes, 3)
         self.traits_left = [list(trait_counts) for _ in range(self.num_players)]
@@ -520,16 +618,25 @@ class SnackTime(Game):
 
     def open_creatures(self, p: int) -> list[int]:
         """p's creatures with an empty trait slot."""
-        return [
-            c for c, (h, x) in enumerate(zip(self.healthy[p], self.crossed[p]))
-            if h[0] + h[1] + h[2] + x[0] + x[1] + x[2] < TRAIT_SLOTS
-        ]
+        bits = self._open_bits(p)
+        return [c for c in range(NUM_CREATURES) if bits >> c & 1]
+
+    def _open_bits(self, p: int) -> int:
+        """p's creatures with an empty trait slot, as bits."""
+        h0, h1, h2, h3 = self.healthy[p]  # unrolled over the 4 creatures: it runs at most steps
+        x0, x1, x2, x3 = self.crossed[p]
+        return (
+            (h0[0] + h0[1] + h0[2] + x0[0] + x0[1] + x0[2] < TRAIT_SLOTS)
+            | (h1[0] + h1[1] + h1[2] + x1[0] + x1[1] + x1[2] < TRAIT_SLOTS) << 1
+            | (h2[0] + h2[1] + h2[2] + x2[0] + x2[1] + x2[2] < TRAIT_SLOTS) << 2
+            | (h3[0] + h3[1] + h3[2] + x3[0] + x3[1] + x3[2] < TRAIT_SLOTS) << 3
+        )
 
     def _needs_placement(self, p: int) -> bool:
         """Whether p still has a trait or pipe to draw; drops the dice that cannot be drawn."""
         left = self.traits_left[p]
         if left[0] or left[1] or left[2]:
-            if self.open_creatures(p):
+            if self._open_bits(p):
                 return True
             left[:] = [0, 0, 0]
         left = self.pipes_left[p]
@@ -551,11 +658,15 @@ class SnackTime(Game):
         n = self.num_players
         while not self.game_over:
             phase = self.phase
-            if phase == "entrance":
-                if len(self.entrances) < NUM_ENTRANCES:
-                    self.current_player = len(self.entrances) % n
+            if phase == "place":  # the common case first
+                p = self.cursor[0]
+                while p < n and not self._needs_placement(p):
+                    p += 1
+                if p < n:
+                    self.cursor[0] = self.current_player = p
                     return
-                self._start_round()
+                self.phase = "snack"
+                self.cursor = [0, 0, 0]
             elif phase == "trap":
                 p = self.cursor[0]
                 while p < n and not self._prune_pending(p):
@@ -566,20 +677,19 @@ class SnackTime(Game):
                 self._roll()
                 self.phase = "place"
                 self.cursor = [0, 0, 0]
-            elif phase == "place":
-                p = self.cursor[0]
-                while p < n and not self._needs_placement(p):
-                    p += 1
-                if p < n:
-                    self.cursor[0] = self.current_player = p
+            elif phase == "entrance":
+                if len(self.entrances) < NUM_ENTRANCES:
+                    self.current_player = len(self.entrances) % n
                     return
-                self.phase = "snack"
-                self.cursor = [0, 0, 0]
+                self._start_round()
             else:
                 if self._resolve_snacks():
                     return
-                if any(all(len(s) == SNACK_SLOTS for s in self.snacks[p]) for p in range(n)):
-                    self._end_after_round("a player fed every creature 3 snacks")
+                for eaten in self.snacks:
+                    if (len(eaten[0]) == SNACK_SLOTS and len(eaten[1]) == SNACK_SLOTS
+                            and len(eaten[2]) == SNACK_SLOTS and len(eaten[3]) == SNACK_SLOTS):
+                        self._end_after_round("a player fed every creature 3 snacks")
+                        break
                 if self.ending:
                     self._finish()
                 else:
@@ -599,6 +709,7 @@ class SnackTime(Game):
                         need = PED_NEEDS[card]
                         if have[0] >= need[0] and have[1] >= need[1] and have[2] >= need[2]:
                             eaten.append(card)
+                            self.sheet_revisions[p] += 1
                             self.events.append(["snack", p, c, k, card])
                             consequence = PED_CONSEQUENCE[card]
                             if consequence == BADGE:
@@ -620,37 +731,70 @@ class SnackTime(Game):
         if phase == "place":
             left = self.traits_left[p]
             if left[0] or left[1] or left[2]:
-                open_creatures = self.open_creatures(p)
-                return [TRAIT_BASE + t * NUM_CREATURES + c for t in range(3) if left[t] for c in open_creatures]
-            left = self.pipes_left[p]
-            avail = (left[0] > 0) | (left[1] > 0) << 1 | (left[2] > 0) << 2
-            # Up to a few hundred legal placements: built as a mask with numpy, kept for action_mask().
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            cells = np.frombuffer(bytes(self.accept[p]), np.uint8)
-            PIPE_MASKS[avail].take(cells, 0, mask[PIPE_BASE:DAMAGE_BASE].reshape(NUM_CELLS, NUM_PATTERNS))
-            actions = mask.nonzero()[0].tolist()
-            self._mask_of = (actions, mask)
-            return actions
+                choices = TRAIT_CHOICES[(left[0] != 0) | (left[1] != 0) << 1 | (left[2] != 0) << 2]
+                return list(choices[self._open_bits(p)][0])
+            return self._legal_mask(p).nonzero()[0].tolist()  # up to a few hundred pipe placements
         if phase in ("trap", "snack"):
             c = self.pending[p][0]
             have = self.healthy[p][c]
-            return [DAMAGE_BASE + c * 3 + t for t in range(3) if have[t]]
+            return list(DAMAGE_CHOICES[c][(have[0] != 0) | (have[1] != 0) << 1 | (have[2] != 0) << 2][0])
         if phase == "entrance":
             return [ENTRANCE_BASE + cell for cell in range(NUM_CELLS) if self._entrance_allowed(cell, self.entrances)]
         return []
 
+    def _legal_mask(self, p: int) -> np.ndarray:
+        """p's legal actions as a mask, built without the list (pipe placements, the common step:
+        `fits & AVAIL_MASKS[pieces left]`; the other decisions: prebuilt tables) and kept in
+        `_legal_cache`, so it is forgotten with the lists whenever the state changes. Read-only."""
+        if self.game_over or p != self.current_player:
+            return NO_ACTIONS
+        key = MASK_KEYS[p]
+        mask = self._legal_cache.get(key)
+        if mask is not None:
+            return mask
+        if self.phase == "place":
+            left = self.traits_left[p]
+            if left[0] or left[1] or left[2]:
+                choices = TRAIT_CHOICES[(left[0] != 0) | (left[1] != 0) << 1 | (left[2] != 0) << 2]
+                mask = choices[self._open_bits(p)][1]
+            else:
+                left = self.pipes_left[p]
+                avail = (left[0] > 0) | (left[1] > 0) << 1 | (left[2] > 0) << 2
+                mask = np.frombuffer(self.fits[p], np.int8) & AVAIL_MASKS[avail]
+        elif self.phase in ("trap", "snack"):
+            c = self.pending[p][0]
+            have = self.healthy[p][c]
+            mask = DAMAGE_CHOICES[c][(have[0] != 0) | (have[1] != 0) << 1 | (have[2] != 0) << 2][1]
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            legal = self.legal_actions(p)
+            if legal:
+                mask[legal] = 1
+        self._legal_cache[key] = mask
+        return mask
+
     def action_mask(self, player: int | None = None) -> np.ndarray:
-        legal = self.legal_actions(player)
-        known = getattr(self, "_mask_of", None)
-        if known is not None and known[0] is legal:  # the same cached list: the same state
-            return known[1].copy()
-        return super().action_mask(player)
+        return self._legal_mask(self.current_player if player is None else player).copy()
+
+    def check_action(self, action: Any, player: int | None = None) -> int:
+        # The common case, a legal plain int of the player to act, read off the mask; anything else
+        # goes through the full checks (and their error messages).
+        if (
+            type(action) is int and 0 <= action < NUM_ACTIONS and not self.game_over
+            and (player is None or player == self.current_player)
+        ):
+            p = self.current_player
+            mask = self._legal_cache.get(MASK_KEYS[p])
+            if (self._legal_mask(p) if mask is None else mask)[action]:
+                return action
+        return super().check_action(action, player)
 
     def _apply(self, action: int, **outcomes) -> None:
         if outcomes:
             raise ConfigError(f"snack_time scripts its dice at construction (rolls=...), not {sorted(outcomes)}")
         p = self.current_player
         if action < PIPE_BASE:
+            self.sheet_revisions[p] += 1
             trait, c = divmod(action - TRAIT_BASE, NUM_CREATURES)
             self.healthy[p][c][trait] += 1
             self.traits_left[p][trait] -= 1
@@ -660,6 +804,7 @@ class SnackTime(Game):
             self._draw_pipe(p, cell, openings)
             self.pipes_left[p][piece] -= 1
         elif action < ENTRANCE_BASE:
+            self.sheet_revisions[p] += 1
             c, trait = divmod(action - DAMAGE_BASE, 3)
             self.pending[p].pop(0)
             self.healthy[p][c][trait] -= 1
@@ -745,10 +890,12 @@ class SnackTime(Game):
                 problems.append(f"{CREATURE_NAMES[c]}: links {self.links[p][c]:05b}, recomputed {entrances:05b}")
         if wet != self.wet[p]:
             problems.append("connected cells differ from a recomputation")
-        kept = self.map_bytes[p]
+        kept, kept_fits = self.map_bytes[p], self.fits[p]
         self._rebuild_map_bytes()
         if self.map_bytes[p] != kept:
             problems.append("map_bytes differ from a recomputation")
+        if self.fits[p] != kept_fits:
+            problems.append("fits differ from a recomputation")
         anchored = 0
         for start in list(CREATURE_CELLS) + self.entrances:
             anchored |= self.flood(p, start)[2]
