@@ -10,9 +10,9 @@ which every player can count).
 
 Speed: an observation is computed at every step, and a step changes a few of
 its entries, so each seat keeps its last vector and rewrites only what changed:
-- the map, the dice left to draw and the one-hot turn entries are compared at
-  every call (the map as one int made of the rules' `map_bytes`, then only the
-  cells whose byte differs are rewritten);
+- the map, the dice (rolled and left to draw) and the one-hot turn entries are
+  compared at every call (the map as one int made of the rules' `map_bytes`,
+  then only the cells whose byte differs are rewritten);
 - the rest is looked at only when the rules' revision counters moved
   (`SnackTime.revision` for what the seats share, `sheet_revisions[p]` for p's
   sheet), and then by content: a block is rebuilt only if the content it
@@ -131,21 +131,24 @@ ROW_FEATURES = tuple(
 
 
 HEAD_FEATURES = CREATURE_FEATURES - NUM_ENTRANCES  # a creature's entries before its links
-TABLE_STRUCT = struct.Struct(f"{TABLE_END - TABLE_START}f")  # packs the table block (faster than array())
+# Pack the table and opponent blocks (faster than array() from a list).
+TABLE_STRUCT = struct.Struct(f"{TABLE_END - TABLE_START}f")
+OPPONENT_STRUCT = struct.Struct(f"{OPPONENT_FEATURES}f")
 
 
 class _SeatView:
     """One seat's last observation, kept whole, and the content each of its parts was built from
     (what the vector holds now: the template's zeros to begin with)."""
 
-    __slots__ = ("buf", "mv", "map", "game", "revision", "sheets", "marks", "rat_bits", "sheet", "points",
-                 "rat_key", "rat_points", "badges", "score", "dice_key", "traits_left", "pipes_left", "hot", "round",
-                 "ending", "table", "opponents")
+    __slots__ = ("buf", "mv", "map", "map_rows", "game", "revision", "sheets", "marks", "rat_bits", "sheet",
+                 "points", "rat_key", "rat_points", "badges", "score", "dice_traits", "dice_pipes", "traits_left",
+                 "pipes_left", "hot", "round", "ending", "table", "opponents")
 
     def __init__(self, template: np.ndarray, num_players: int):
         self.buf = template.copy()
         self.mv = memoryview(self.buf)  # entries and blocks are written through it (cheaper than numpy's indexing)
         self.map = int.from_bytes(bytes(NUM_CELLS), "little")  # the map_bytes the own_map block shows, as an int
+        self.map_rows = self.buf[:MAP_END].reshape(NUM_CELLS, 6)
         # The game, its `revision` and `sheet_revisions` the rest was last checked against.
         self.game: SnackTime | None = None
         self.revision = -1
@@ -159,7 +162,7 @@ class _SeatView:
         self.rat_key: tuple | None = None
         self.rat_points = 0
         self.badges = self.score = self.round = self.ending = 0
-        self.dice_key: tuple | None = None  # (dice_traits, dice_pipes) the dice entries show
+        self.dice_traits, self.dice_pipes = [], []  # the dice the dice entries show (none: zeros)
         self.traits_left, self.pipes_left = [0, 0, 0], [0, 0, 0]  # the own_to_draw entries
         self.hot = (-1, -1, -1)  # the phase, own_damage_target and to_act entries set to 1 (-1: none)
         self.opponents = [-1] * num_players  # serial of the opponent block held, by relative seat
@@ -191,25 +194,19 @@ class SnackTimeEncoder:
         self._serial += 1
         return self._serial
 
-    def encode_marks(self, game: SnackTime) -> tuple[array, int]:
-        """The map_marks block (rats and entrances) and its serial: it changes at most once a round."""
-        rats, entrances, block, serial, _ = self._marks
-        if rats != game.rats or entrances != game.entrances:
-            marks = [0] * (NUM_CELLS * 6)
-            marks[::6] = game.rats
-            for k, cell in enumerate(game.entrances):
-                marks[cell * 6 + 1 + k] = 1
-            block, serial = array("f", marks), self._next_serial()
-            rat_bits = sum(1 << cell for cell, count in enumerate(game.rats) if count)
-            self._marks = (list(game.rats), list(game.entrances), block, serial, rat_bits)
-        return block, serial
+    def encode_marks(self, game: SnackTime) -> None:
+        """Build the map_marks block (rats and entrances) of `game` into the cache: it changes at most
+        once a round."""
+        marks = [0] * (NUM_CELLS * 6)
+        marks[::6] = game.rats
+        for k, cell in enumerate(game.entrances):
+            marks[cell * 6 + 1 + k] = 1
+        rat_bits = sum(1 << cell for cell, count in enumerate(game.rats) if count)
+        self._marks = (list(game.rats), list(game.entrances), array("f", marks), self._next_serial(), rat_bits)
 
-    def encode_table(self, game: SnackTime) -> tuple[memoryview, int]:
-        """The row, the traps, the unseen pedestrians and the deck, and the block's serial: the same
-        until the row moves."""
-        row, deck, traps_lying, block, serial = self._table
-        if row == game.row and deck == game.deck and traps_lying == game.trap_spots:
-            return block, serial
+    def encode_table(self, game: SnackTime) -> None:
+        """Build the block of the row, the traps, the unseen pedestrians and the deck of `game` into
+        the cache: the same until the row moves."""
         values: list = []
         for card in game.row:
             values += ROW_FEATURES[card]
@@ -223,9 +220,8 @@ class SnackTimeEncoder:
                 traps += 1
         values += unseen
         values += (len(game.deck), traps)
-        block, serial = memoryview(TABLE_STRUCT.pack(*values)).cast("f"), self._next_serial()
-        self._table = (list(game.row), list(game.deck), list(game.trap_spots), block, serial)
-        return block, serial
+        block = memoryview(TABLE_STRUCT.pack(*values)).cast("f")
+        self._table = (list(game.row), list(game.deck), list(game.trap_spots), block, self._next_serial())
 
     def encode_creature(self, have: list[int], lost: list[int], eaten: list[int]) -> tuple[array, int]:
         """A creature's entries but its links (traits, crossed traits, open slots, snacks, their
@@ -241,23 +237,18 @@ class SnackTimeEncoder:
             head = self._heads[key] = (array("f", entries), value + satisfaction)
         return head
 
-    def encode_opponent(self, game: SnackTime, p: int, rats_serial: int, rat_bits: int) -> tuple[array, int]:
-        """Opponent p's score and sheet summary: [score, badges, snacks per creature, traits per
-        creature], and the block's serial. With Rat Snacks, `rats_serial` and `rat_bits` are the
-        marks block's serial and the cells holding rats (the rats on wet cells count in the score);
-        else both are 0."""
-        wet = game.wet[p] & rat_bits
-        badges, held_wet, rats, healthy, snacks, block, serial = self._opponents[p]
-        if (
-            badges == game.badges[p] and healthy == game.healthy[p] and snacks == game.snacks[p]
-            and rats == rats_serial and held_wet == wet
-        ):
-            return block, serial
-        sheet = [game.score(p), game.badges[p]] + [len(eaten) for eaten in game.snacks[p]]
-        block = array("f", sheet + [sum(have) for have in game.healthy[p]])
+    def encode_opponent(self, game: SnackTime, p: int, rats_serial: int, rat_bits: int) -> tuple[memoryview, int]:
+        """Build opponent p's score and sheet summary into the cache: [score, badges, snacks per
+        creature, traits per creature]; return it and its serial. With Rat Snacks, `rats_serial` and
+        `rat_bits` are the marks block's serial and the cells holding rats (the rats on wet cells
+        count in the score); else both are 0."""
+        (h0, h1, h2, h3), (e0, e1, e2, e3) = game.healthy[p], game.snacks[p]
+        block = memoryview(OPPONENT_STRUCT.pack(
+            game.score(p), game.badges[p], len(e0), len(e1), len(e2), len(e3), sum(h0), sum(h1), sum(h2), sum(h3),
+        )).cast("f")
         serial = self._next_serial()
         self._opponents[p] = (
-            game.badges[p], wet, rats_serial, [list(h) for h in game.healthy[p]],
+            game.badges[p], game.wet[p] & rat_bits, rats_serial, [list(h) for h in game.healthy[p]],
             [list(e) for e in game.snacks[p]], block, serial,
         )
         return block, serial
@@ -272,11 +263,21 @@ class SnackTimeEncoder:
         changed = held ^ view.map
         if changed:
             view.map = held
-            while changed:
-                cell = ((changed & -changed).bit_length() - 1) >> 3
-                mv[cell * 6:cell * 6 + 6] = MAP_ROWS[map_bytes[cell]]
-                changed &= ~(0xFF << (cell << 3))
-        # own_to_draw, phase, own_damage_target, to_act: the entries most steps change.
+            if changed.bit_count() > 16:  # a new game, say: the whole block in one lookup
+                MAP_TABLE.take(np.frombuffer(map_bytes, np.uint8), 0, view.map_rows)
+            else:
+                while changed:
+                    cell = ((changed & -changed).bit_length() - 1) >> 3
+                    mv[cell * 6:cell * 6 + 6] = MAP_ROWS[map_bytes[cell]]
+                    changed &= ~(0xFF << (cell << 3))
+        # dice, own_to_draw, phase, own_damage_target, to_act: the entries most steps change.
+        dice_traits, dice_pipes = game.dice_traits, game.dice_pipes
+        if dice_traits != view.dice_traits or dice_pipes != view.dice_pipes:
+            view.dice_traits, view.dice_pipes = list(dice_traits), list(dice_pipes)
+            mv[DICE_START], mv[DICE_START + 1], mv[DICE_START + 2] = (
+                dice_traits.count(0), dice_traits.count(1), dice_traits.count(2))
+            mv[DICE_START + 3], mv[DICE_START + 4], mv[DICE_START + 5] = (
+                dice_pipes.count(0), dice_pipes.count(1), dice_pipes.count(2))
         left = game.traits_left[seat]
         if left != view.traits_left:
             mv[TO_DRAW_START], mv[TO_DRAW_START + 1], mv[TO_DRAW_START + 2] = left
@@ -309,31 +310,24 @@ class SnackTimeEncoder:
             view.hot = hot
         # The rest changes only with the rules' revisions (most pipe placements leave them).
         sheets = game.sheet_revisions
-        if view.game is game and view.revision == game.revision:
-            held_sheets = view.sheets
+        held_sheets = view.sheets if view.game is game else None  # None: check every sheet
+        if held_sheets is not None and view.revision == game.revision:
             if held_sheets == sheets:
                 return view.buf.copy()
             marks_serial, rat_bits = view.marks, view.rat_bits  # the marks, dice, round and table held still hold
         else:
-            held_sheets = None  # check every sheet
             view.game, view.revision = game, game.revision
             # map_marks: shared by the seats.
             rats, entrances, block, marks_serial, rat_bits = self._marks
             if rats != game.rats or entrances != game.entrances:
-                block, marks_serial = self.encode_marks(game)
-                rat_bits = self._marks[4]
+                self.encode_marks(game)
+                rats, entrances, block, marks_serial, rat_bits = self._marks
             if view.marks != marks_serial:
                 mv[MAP_END:MARKS_END] = block
                 view.marks, view.rat_bits = marks_serial, rat_bits
-            # dice, round, last_round.
-            dice_traits, dice_pipes = game.dice_traits, game.dice_pipes
-            dice_key = view.dice_key
-            if dice_key is None or dice_key[0] != dice_traits or dice_key[1] != dice_pipes:
-                view.dice_key = (list(dice_traits), list(dice_pipes))
-                mv[DICE_START], mv[DICE_START + 1], mv[DICE_START + 2] = (
-                    dice_traits.count(0), dice_traits.count(1), dice_traits.count(2))
-                mv[DICE_START + 3], mv[DICE_START + 4], mv[DICE_START + 5] = (
-                    dice_pipes.count(0), dice_pipes.count(1), dice_pipes.count(2))
+                if self.rat_snacks:
+                    held_sheets = None  # the rats count in every score
+            # round, last_round.
             if game.round != view.round:
                 mv[ROUND_AT] = view.round = game.round
             if game.ending != view.ending:
@@ -341,7 +335,8 @@ class SnackTimeEncoder:
             # The table: shared by the seats.
             row, deck, traps_lying, block, serial = self._table
             if row != game.row or deck != game.deck or traps_lying != game.trap_spots:
-                block, serial = self.encode_table(game)
+                self.encode_table(game)
+                row, deck, traps_lying, block, serial = self._table
             if view.table != serial:
                 mv[TABLE_START:TABLE_END] = block
                 view.table = serial
@@ -353,15 +348,19 @@ class SnackTimeEncoder:
             healthy, crossed, snacks = game.healthy[seat], game.crossed[seat], game.snacks[seat]
             links = game.links[seat]
             held_links, held_healthy, held_crossed, held_snacks = view.sheet
-            for c in range(NUM_CREATURES):
-                have, lost, eaten = healthy[c], crossed[c], snacks[c]
-                start = OWN_START + c * CREATURE_FEATURES
-                if held_healthy[c] != have or held_crossed[c] != lost or held_snacks[c] != eaten:
-                    mv[start:start + HEAD_FEATURES], view.points[c] = self.encode_creature(have, lost, eaten)
-                    held_healthy[c], held_crossed[c], held_snacks[c] = list(have), list(lost), list(eaten)
-                if held_links[c] != links[c]:
-                    held_links[c] = link = links[c]
-                    mv[start + HEAD_FEATURES:start + CREATURE_FEATURES] = LINK_ROWS[link]
+            if held_healthy != healthy or held_crossed != crossed or held_snacks != snacks:
+                for c in range(NUM_CREATURES):
+                    have, lost, eaten = healthy[c], crossed[c], snacks[c]
+                    if held_healthy[c] != have or held_crossed[c] != lost or held_snacks[c] != eaten:
+                        start = OWN_START + c * CREATURE_FEATURES
+                        mv[start:start + HEAD_FEATURES], view.points[c] = self.encode_creature(have, lost, eaten)
+                        held_healthy[c], held_crossed[c], held_snacks[c] = list(have), list(lost), list(eaten)
+            if held_links != links:
+                for c in range(NUM_CREATURES):
+                    if held_links[c] != links[c]:
+                        held_links[c] = link = links[c]
+                        start = OWN_START + c * CREATURE_FEATURES + HEAD_FEATURES
+                        mv[start:start + NUM_ENTRANCES] = LINK_ROWS[link]
             # own_badges, own_score.
             points = view.points
             badges = game.badges[seat]

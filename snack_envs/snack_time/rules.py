@@ -160,6 +160,7 @@ OPEN_SIDES = tuple(
     for c in range(NUM_CELLS)
 )
 CREATURE_AT = tuple(CREATURE_CELLS.index(c) if c in CREATURE_CELLS else -1 for c in range(NUM_CELLS))
+CREATURES_IN = tuple(tuple(c for c in range(NUM_CREATURES) if bits >> c & 1) for bits in range(1 << NUM_CREATURES))
 ALL_SIDES = N | E | S | W
 CAN_TAKE_PIPE, REACHES_CREATURE = 16, 32  # flags of `map_bytes`
 MAX_SCORE_PER_CREATURE = SNACK_SLOTS * 10 + SNACK_SLOTS * TRAIT_SLOTS  # 42
@@ -425,14 +426,15 @@ class SnackTime(Game):
         return game
 
     def state_changed(self) -> None:
-        """Call after editing state fields by hand: forgets the cached legal actions and bumps
-        `revision`. The rules bump `sheet_revisions[p]` whenever they change p's traits, snacks,
+        """Call after editing state fields by hand: forgets the cached legal actions and bumps the
+        revisions. The rules bump `sheet_revisions[p]` whenever they change p's traits, snacks,
         badges or links (or, with Rat Snacks, the cells that reach a creature), and `revision`
         whenever they change anything else an observation shows but the map (`map_bytes`), the
-        dice left to draw and whose decision it is: the observation encoder re-reads a part only
-        when its revision moved (see `SnackTimeEncoder`)."""
+        dice (rolled and left to draw) and whose decision it is: the observation encoder re-reads
+        a part only when its revision moved (see `SnackTimeEncoder`)."""
         super().state_changed()
         self.revision += 1
+        self.sheet_revisions = [r + 1 for r in self.sheet_revisions]
 
     def _rebuild_map_bytes(self) -> None:
         """Two per-cell summaries derived from the state and kept up to date by play:
@@ -520,8 +522,8 @@ class SnackTime(Game):
             entrances = reach[root] >> 4
             if entrances:
                 links = self.links[p]
-                for c in range(NUM_CREATURES):
-                    if creatures >> c & 1 and links[c] | entrances != links[c]:
+                for c in CREATURES_IN[creatures]:
+                    if links[c] | entrances != links[c]:
                         links[c] |= entrances
                         self.sheet_revisions[p] += 1
             new = members[root] & ~self.wet[p]
@@ -592,8 +594,9 @@ class SnackTime(Game):
         self.current_player = -1
 
     def _roll(self) -> None:
-        self.revision += 1
         rat_snacks = self.config["rat_snacks"]
+        if rat_snacks:
+            self.revision += 1  # a rat (the dice themselves the encoder compares at every step)
         if self.scripted_rolls:
             traits, pipes, rat = self.scripted_rolls.pop(0)
         else:
@@ -622,15 +625,20 @@ class SnackTime(Game):
         return [c for c in range(NUM_CREATURES) if bits >> c & 1]
 
     def _open_bits(self, p: int) -> int:
-        """p's creatures with an empty trait slot, as bits."""
-        h0, h1, h2, h3 = self.healthy[p]  # unrolled over the 4 creatures: it runs at most steps
-        x0, x1, x2, x3 = self.crossed[p]
-        return (
-            (h0[0] + h0[1] + h0[2] + x0[0] + x0[1] + x0[2] < TRAIT_SLOTS)
-            | (h1[0] + h1[1] + h1[2] + x1[0] + x1[1] + x1[2] < TRAIT_SLOTS) << 1
-            | (h2[0] + h2[1] + h2[2] + x2[0] + x2[1] + x2[2] < TRAIT_SLOTS) << 2
-            | (h3[0] + h3[1] + h3[2] + x3[0] + x3[1] + x3[2] < TRAIT_SLOTS) << 3
-        )
+        """p's creatures with an empty trait slot, as bits; kept in `_legal_cache` (a trait draw
+        asks twice: is there one to make, and which)."""
+        key = ("open", p)
+        bits = self._legal_cache.get(key)
+        if bits is None:
+            h0, h1, h2, h3 = self.healthy[p]  # unrolled over the 4 creatures
+            x0, x1, x2, x3 = self.crossed[p]
+            bits = self._legal_cache[key] = (
+                (h0[0] + h0[1] + h0[2] + x0[0] + x0[1] + x0[2] < TRAIT_SLOTS)
+                | (h1[0] + h1[1] + h1[2] + x1[0] + x1[1] + x1[2] < TRAIT_SLOTS) << 1
+                | (h2[0] + h2[1] + h2[2] + x2[0] + x2[1] + x2[2] < TRAIT_SLOTS) << 2
+                | (h3[0] + h3[1] + h3[2] + x3[0] + x3[1] + x3[2] < TRAIT_SLOTS) << 3
+            )
+        return bits
 
     def _needs_placement(self, p: int) -> bool:
         """Whether p still has a trait or pipe to draw; drops the dice that cannot be drawn."""
@@ -641,7 +649,7 @@ class SnackTime(Game):
             left[:] = [0, 0, 0]
         left = self.pipes_left[p]
         if left[0] or left[1] or left[2]:
-            if any(self.accept[p]):
+            if self.accept[p].count(0) != NUM_CELLS:  # a cell accepts a pipe (`any`, at C speed)
                 return True
             left[:] = [0, 0, 0]
         return False
