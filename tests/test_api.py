@@ -216,6 +216,18 @@ def test_reward_modes(name):
             for seat, agent in enumerate(env.seat_agents):
                 assert result["rewards"][agent] == pytest.approx(game.scores()[seat] / scale)
                 assert -1 <= result["rewards"][agent] <= 1
+        env = module.raw_env(reward="margin")
+        result = play_aec(env, seed)
+        game = env.game
+        if game.game_over:
+            scores, (low, high) = game.scores(), game.score_range
+            for seat, agent in enumerate(env.seat_agents):
+                others = [s for p, s in enumerate(scores) if p != seat]
+                expected = (scores[seat] - (max(others) if others else 0)) / (high - low)
+                assert result["rewards"][agent] == pytest.approx(expected)
+                assert -1 <= result["rewards"][agent] <= 1
+                if others:  # a positive margin is exactly a sole win
+                    assert (result["rewards"][agent] > 0) == (game.winners() == [seat])
         env = module.raw_env(reward="win")
         result = play_aec(env, seed)
         winners = set(env.game.winners())

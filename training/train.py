@@ -13,6 +13,9 @@ Every `eval.every` timesteps the learner (deterministic, masked) plays
 `eval.games` games against each `eval.opponents`; results go to TensorBoard,
 eval.csv and the progress line, and the run is checkpointed atomically
 (latest.zip + state.json), so an interrupted run resumes where it stopped.
+A resumed run reads the run's config.json, so editing it first continues the
+run with other settings (more timesteps, a lower learning rate, another
+opponent mix or reward mode; `algo.n_steps` and the network stay as saved).
 At the end: a final evaluation over `eval.final_games` games, the checkpoint
 `final.zip` with its metadata, and learning_curve.png.
 """
@@ -218,7 +221,11 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     algo = dict(config["algo"])
     net_arch = algo.pop("net_arch")
     if resume:
-        model = MaskablePPO.load(run_dir / "latest.zip", env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        # The config's scalar settings win over those saved in the model, so a resumed run can be
+        # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
+        scalars = {k: v for k, v in algo.items() if k != "n_steps"}
+        model = MaskablePPO.load(run_dir / "latest.zip", env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
+                                 custom_objects=scalars)
     else:
         model = MaskablePPO("MlpPolicy", vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
                             policy_kwargs={"net_arch": net_arch}, **algo)

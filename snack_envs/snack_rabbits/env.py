@@ -15,7 +15,7 @@ DOC = f"""Snack Rabbits (`snack_rabbits_v0`): push-your-luck card collecting for
 | Agents | `player_0` .. `player_{{n-1}}`, n = `num_players` (2 to 4, default 2); seats shuffled by the seed |
 | Actions | `Discrete({NUM_ACTIONS})`: 0..44 hop fence f with w white dice (f*9+w), 45 stop (take from the pool), 46..48 take a die from the player r=1..3 seats to the left |
 | Observation | `{{"observation": Box({LAYOUT.size},) float32, "action_mask": Box({NUM_ACTIONS},) int8}}` |
-| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie), `reward="score"` score / 63 |
+| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie), `reward="score"` score / 63, `reward="margin"` (score - best rival score) / the score range |
 | Game-length bound | `max_steps` decisions, default 400, then truncation |
 | Options | `suns_per_fence` (default 2: 10 sun cards) |
 | Version | v0: first release |

@@ -22,7 +22,7 @@ DOC = f"""Snack Time (`snack_time_v0`): a roll-and-write, every player piping cr
 | Agents | `player_0` .. `player_{{n-1}}`, n = `num_players` (1 to {MAX_PLAYERS}, default 2; 1 is solo mode); seats shuffled by the seed |
 | Actions | `Discrete({NUM_ACTIONS})`: 0..{PIPE_BASE - 1} draw trait t on creature c (t*4+c); {PIPE_BASE}..{DAMAGE_BASE - 1} draw a pipe, {PIPE_BASE} + cell*10 + pattern; {DAMAGE_BASE}..{ENTRANCE_BASE - 1} cross off trait t of creature c ({DAMAGE_BASE} + c*3 + t); {ENTRANCE_BASE}..{NUM_ACTIONS - 1} place the next entrance on a cell (Advanced) |
 | Observation | `{{"observation": Box({LAYOUT.size},) float32, "action_mask": Box({NUM_ACTIONS},) int8}}` |
-| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie, so always 0 solo), `reward="score"` score / {SnackTime.score_range[1]:g} |
+| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie, so always 0 solo), `reward="score"` score / {SnackTime.score_range[1]:g}, `reward="margin"` (score - best rival score) / the score range |
 | Final infos | `score`, `winner`, `seat`, `end` (the end conditions met), and `rank` in solo mode (the rulebook's table, +7 with Rat Snacks) |
 | Game-length bound | `max_steps` decisions, default 87 n + 5, which no game reaches (see the rules module) |
 | Options | `rat_snacks`, `advanced_entrances` (players choose the entrances), `advanced_traps` (traps shuffled back; a killed creature ends the game); all False by default |

@@ -16,7 +16,7 @@ DOC = f"""Snack Wars (`snack_wars_v0`): draw, pick one kind of card, steal with 
 | Actions | `Discrete({NUM_ACTIONS})`: 0..8 take the drawn foods of value v (v-1), 9..13 take a Bonus card (French, Japanese, American, Multicolour, Raccoon), 14 take the Raccoon cards, 15..70 steal kind k from the player r=1..4 seats to the left (15+(r-1)*14+k), 71 stop stealing, 72..85 discard a stolen card of kind k (72+k) |
 | Turns | several decisions per turn by the same agent: choose, then one step per steal (or stop), then one per excess stolen card to discard (hand-set positions only); a player holding 9 passes without a decision |
 | Observation | `{{"observation": Box({LAYOUT.size},) float32, "action_mask": Box({NUM_ACTIONS},) int8}}` |
-| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie), `reward="score"` score / {SnackWars.score_range[1]:g} (the highest score possible) |
+| Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie), `reward="score"` score / {SnackWars.score_range[1]:g} (the highest score possible), `reward="margin"` (score - best rival score) / the score range |
 | Game-length bound | `max_steps` decisions, default 9n+20 (every game ends within it: see the rules), then truncation |
 | Options | `food_copies`: "equal" (default, 5 of each food) or "value" (value n has n copies) |
 | Version | v0: first release |

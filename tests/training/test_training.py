@@ -279,6 +279,12 @@ def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
     assert (run / "learning_curve.png").exists() and (run / "eval.csv").exists() and (run / "latest.zip").exists()
     assert list((run / "snapshots").glob("*.zip"))
     config["timesteps"] = 512
+    config["algo"]["learning_rate"] = 1e-5  # a resumed run takes the edited config's settings
+    config["env"]["reward"] = "margin"
     (run / "config.json").write_text(json.dumps(config))
     result = train(config, run, resume=True)
     assert result["timesteps"] >= 512
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run / "final.zip", device="cpu")
+    assert model.learning_rate == 1e-5 and model.lr_schedule(0.5) == pytest.approx(1e-5)
