@@ -114,3 +114,19 @@ def parallel_masked_seed_test(env_fn, num_cycles: int = 300) -> None:
         assert data_equivalence(out1, out2), "step results differ"
         obs1, obs2 = out1[0], out2[0]
     assert env1.agents == env2.agents
+
+
+class Checked:
+    """Wraps a policy and asserts that every action it picks is in the mask."""
+
+    def __init__(self, policy):
+        self.policy, self.name, self.decisions = policy, policy.name, 0
+
+    def reset(self, seed=None):
+        self.policy.reset(seed)
+
+    def act(self, observation, action_mask):
+        action = self.policy.act(observation, action_mask)
+        assert isinstance(action, int) and action_mask[action] == 1, (action, np.flatnonzero(action_mask))
+        self.decisions += 1
+        return action

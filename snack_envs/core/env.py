@@ -154,6 +154,39 @@ class SnackEnvBase:
             for s in range(self.num_players)
         }
 
+    # --- snapshots ---------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume this episode exactly, as JSON-native data."""
+        return {
+            "env": self.env_name,
+            "game": self.game.to_dict(),
+            "seat_agents": list(self.seat_agents),
+            "num_steps": self.num_steps,
+            "agents": list(self.agents),
+            **self._episode_state(),
+        }
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Resume the episode a `state_dict` describes; a snapshot of another env or size is refused."""
+        if data.get("env") != self.env_name:
+            raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
+        game = self.game_class.from_dict(data["game"])
+        if game.num_players != self.num_players:
+            raise ConfigError(f"snapshot has {game.num_players} players, this env {self.num_players}")
+        self.game, self._rng = game, game.rng
+        self.seat_agents = list(data["seat_agents"])
+        self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
+        self.num_steps = data["num_steps"]
+        self.agents = list(data["agents"])
+        self._load_episode_state(data)
+
+    def _episode_state(self) -> dict[str, Any]:
+        """The API-specific rest of a snapshot (turns and rewards, or the halted flag)."""
+        raise NotImplementedError
+
+    def _load_episode_state(self, data: dict[str, Any]) -> None:
+        raise NotImplementedError
+
     # --- rendering --------------------------------------------------------------
     def render(self, viewer: str | None = None):
         """Draw the table: "ansi" returns text, "rgb_array" an HxWx3 uint8 picture (Pillow, the `render`
@@ -209,6 +242,68 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._finish_if_over()
+        if not self.game.game_over:
+            self.agent_selection = self.seat_agents[self.game.current_player]
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        seat = self.agent_seats[agent]
+        game.apply(action, seat)
+        self.num_steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        if not self._finish_if_over():
+            self.agent_selection = self.seat_agents[game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish_if_over(self) -> bool:
+        """Set terminal rewards, or truncate at the bound; True once the episode has ended."""
+        if self.game.game_over:
+            self.rewards = self._final_rewards()
+            self.infos = self._final_infos()
+            self.terminations = {a: True for a in self.agents}
+        elif self.num_steps >= self.max_steps:
+            self.truncations = {a: True for a in self.agents}
+        else:
+            return False
+        self._accumulate_rewards()
+        self.agent_selection = self.agents[0]
+        self._deads_step_first()
+        return True
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_seats[agent]
+        game = self.game
+        if game.game_over or self.truncations.get(agent, False) or seat != game.current_player:
+            mask = np.zeros(self.num_actions, np.int8)
+        else:
+            mask = game.action_mask(seat)
+        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+
+    # --- snapshots (see SnackEnvBase.state_dict) ------------------------------------
+    def _episode_state(self) -> dict[str, Any]:
+        return {
+            "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": {a: dict(i) for a, i in self.infos.items()},
+        }
+
+    def _load_episode_state(self, data: dict[str, Any]) -> None:
+        self.agent_selection = data["agent_selection"]
+        self.rewards = dict(data["rewards"])
+        self._cumulative_rewards = dict(data["cumulative_rewards"])
+        self.terminations = dict(data["terminations"])
+        self.truncations = dict(data["truncations"])
+        self.infos = {a: dict(i) for a, i in data["infos"].items()}
         self._skip_agent_selection = None
         self._finish_if_over()
         if not self.game.game_over:

@@ -163,29 +163,11 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self.agents = []
         return observations, rewards, dict.fromkeys(agents, True), dict.fromkeys(agents, False), infos
 
-    # --- snapshots ---------------------------------------------------------------
-    def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume this episode exactly, as JSON-native data."""
-        return {
-            "env": self.env_name,
-            "game": self.game.to_dict(),
-            "seat_agents": list(self.seat_agents),
-            "num_steps": self.num_steps,
-            "agents": list(self.agents),
-            "halted": self.halted,
-        }
+    # --- snapshots (see SnackEnvBase.state_dict) ------------------------------------
+    def _episode_state(self) -> dict[str, Any]:
+        return {"halted": self.halted}
 
-    def load_state_dict(self, data: dict[str, Any]) -> None:
-        if data.get("env") != self.env_name:
-            raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
-        game = self.game_class.from_dict(data["game"])
-        if game.num_players != self.num_players:
-            raise ConfigError(f"snapshot has {game.num_players} players, this env {self.num_players}")
-        self.game, self._rng = game, game.rng
-        self.seat_agents = list(data["seat_agents"])
-        self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
-        self.num_steps = data["num_steps"]
-        self.agents = list(data["agents"])
+    def _load_episode_state(self, data: dict[str, Any]) -> None:
         self.halted = data["halted"]
 
 

@@ -14,6 +14,7 @@ from snack_envs.snack_time.components import CREATURE_CELLS, parse_cell
 from snack_envs.snack_time.heuristic import HeuristicPolicy, manhattan
 from snack_envs.snack_time.observation import SnackTimeEncoder
 from snack_envs.snack_time.rules import PIPE_BASE, NUM_PATTERNS, SnackTime, damage_action, trait_action
+from tests.helpers import Checked
 from tests.snack_time.time_scripted import (
     EYE,
     L,
@@ -59,22 +60,6 @@ def to_pieces(game: SnackTime, creature: int = SE) -> None:
     """Draw the rolled traits on `creature` by hand, so the pieces are next."""
     while any(game.traits_left[0]):
         game.apply(trait_action(game.traits_left[0].index(max(game.traits_left[0])), creature))
-
-
-class Checked:
-    """Wraps a policy and asserts that every action it picks is in the mask."""
-
-    def __init__(self, policy):
-        self.policy, self.name, self.decisions = policy, policy.name, 0
-
-    def reset(self, seed=None):
-        self.policy.reset(seed)
-
-    def act(self, observation, action_mask):
-        action = self.policy.act(observation, action_mask)
-        assert isinstance(action, int) and action_mask[action] == 1, (action, np.flatnonzero(action_mask))
-        self.decisions += 1
-        return action
 
 
 # --- legal play ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.snack_wars.heuristic import HeuristicPolicy
 from snack_envs.snack_wars.observation import WarsEncoder
 from snack_envs.snack_wars.rules import DISCARD, DISCARDING, STEALING, STOP_STEALING, SnackWars, steal_action
+from tests.helpers import Checked
 from tests.snack_wars.wars_positions import (
     BURGER,
     CHEESE,
@@ -32,22 +33,6 @@ def decision(game: SnackWars, seat: int = 0) -> int:
     policy = HeuristicPolicy(game.num_players, **game.config)
     observation = WarsEncoder(game.num_players, game.config).encode(game, seat)
     return policy.act(observation, game.action_mask(seat))
-
-
-class Checked:
-    """Wraps a policy and asserts that every action it picks is in the mask."""
-
-    def __init__(self, policy):
-        self.policy, self.name, self.decisions = policy, policy.name, 0
-
-    def reset(self, seed=None):
-        self.policy.reset(seed)
-
-    def act(self, observation, action_mask):
-        action = self.policy.act(observation, action_mask)
-        assert isinstance(action, int) and action_mask[action] == 1, (action, np.flatnonzero(action_mask))
-        self.decisions += 1
-        return action
 
 
 # --- legal play ------------------------------------------------------------------------------------

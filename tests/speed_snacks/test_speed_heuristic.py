@@ -34,6 +34,7 @@ from snack_envs.speed_snacks.rules import (
     XXL_PLACE,
     SpeedSnacks,
 )
+from tests.helpers import Checked
 from tests.speed_snacks.scripted import BURGER, DONER, FRIES, HOTDOG, HU, PIZZA, ROACH, SUSHI, table
 from training.evaluate import head_to_head, play_game
 
@@ -56,22 +57,6 @@ def end_play(game: SpeedSnacks) -> None:
 
 
 CLOSED = [[SUSHI, HU], [DONER, HU], [FRIES, HU]]  # three closed orders: one of each
-
-
-class Checked:
-    """Wraps a policy and asserts that every action it picks is in the mask."""
-
-    def __init__(self, policy):
-        self.policy, self.name, self.decisions = policy, policy.name, 0
-
-    def reset(self, seed=None):
-        self.policy.reset(seed)
-
-    def act(self, observation, action_mask):
-        action = self.policy.act(observation, action_mask)
-        assert isinstance(action, int) and action_mask[action] == 1, (action, np.flatnonzero(action_mask))
-        self.decisions += 1
-        return action
 
 
 # --- legal play ------------------------------------------------------------------------------------
