@@ -1,6 +1,7 @@
 """Training configs as data: configs/base.yaml, merged under one YAML per game, validated on load.
 
     config = load_config("configs/snack_rabbits.yaml", overrides=["timesteps=50000", "algo.learning_rate=1e-4"])
+    config = load_config("snack_rabbits")  # a shipped config by name, from any folder and any install
 
 A game config may name its parent with `extends:` (default: base.yaml beside it).
 Every key must be one the schema below knows, with a value of the right type
@@ -10,6 +11,7 @@ and range; anything else is a ConfigError that names the key.
 from __future__ import annotations
 
 import copy
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,14 @@ import yaml
 
 from snack_envs.core.game import ConfigError
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+def _config_dir() -> Path:
+    """configs/ of the source tree, or the copy a non-editable install puts under share/."""
+    source = Path(__file__).resolve().parent.parent / "configs"
+    installed = Path(sys.prefix) / "share" / "snack-envs" / "configs"
+    return source if source.is_dir() or not installed.is_dir() else installed
+
+
+CONFIG_DIR = _config_dir()
 DEFAULT_CONFIG = CONFIG_DIR / "quickstart.yaml"
 
 
@@ -157,6 +166,8 @@ def parse_override(text: str) -> dict:
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
     """Load a game config over its parent(s), apply overrides, validate, and check completeness."""
     path = Path(path) if path else DEFAULT_CONFIG
+    if not path.exists() and (CONFIG_DIR / path.with_suffix(".yaml").name).exists():
+        path = CONFIG_DIR / path.with_suffix(".yaml").name  # a shipped config by name: "snack_wars"
     chain = []
     while path is not None:
         data = read_yaml(path)

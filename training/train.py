@@ -243,7 +243,7 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, default=None, help="YAML config (default: configs/quickstart.yaml)")
+    parser.add_argument("--config", type=Path, default=None, help="YAML config, or the name of a shipped one such as snack_wars (default: quickstart)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set algo.learning_rate=1e-4")
     parser.add_argument("--run-dir", type=Path, default=None, help="where to write the run (default: output_dir/<env>-s<seed>-<time>)")

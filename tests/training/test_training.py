@@ -257,6 +257,7 @@ def test_every_shipped_config_loads(tmp_path):
     for path in CONFIG_DIR.glob("*.yaml"):
         config = load_config(path)
         assert config["env"]["name"] in snack_envs.ENV_NAMES
+    assert load_config("snack_wars") == load_config(CONFIG_DIR / "snack_wars.yaml")  # by name, from any folder
     bad = tmp_path / "bad.yaml"
     bad.write_text("extends: null\nenv: {name: snack_rabbits_v0}\n")
     with pytest.raises(ConfigError, match="missing"):
