@@ -26,7 +26,8 @@ an unfinished XXL card is worth XXL_STEP (three of them turn -3 into +3).
 - XXL: draw a card (its snack is unknown) only while its own expected draws
   left in the round (DRAWS_FOR_XXL) leave a good chance to fill it, one
   unfinished card at a time, and never in "sizes" mode, whose observation
-  hides an XXL card's snack.
+  shows an XXL card's snack only on the tick it is drawn (this bot does not
+  keep track of it).
 - Waiting: only when the opponent placed nothing in the last tick and its lead
   is at least WAIT_LEAD points: if both keep waiting, the round ends.
 - Inspection: the opponent's pile with a cockroach on top, else the biggest.

@@ -33,7 +33,7 @@ from snack_envs.speed_snacks.components import (
     XXL_CARDS,
     deck_counts,
 )
-from snack_envs.speed_snacks.rules import INSPECTION, MENU, MODULES, PLAY, SpeedSnacks
+from snack_envs.speed_snacks.rules import DRAW_XXL, INSPECTION, MENU, MODULES, PLAY, SpeedSnacks
 
 MAX_CARDS = sum(deck_counts(True))  # 81
 NUM_XXL = len(XXL_CARDS)
@@ -67,7 +67,7 @@ LAYOUT = ObservationLayout(
         Field("dishes_taken", 2 * NUM_SNACKS, 1, "Module 2: dish taken this round, one-hot, mine then the opponent's"),
         Field("xxl_pile", 1, NUM_XXL, "Module 3: XXL cards in the XXL pile"),
         Field("my_xxl", NUM_XXL * (1 + NUM_SNACKS), 1,
-              "Module 3: per XXL card of mine: present, its snack one-hot ('placed' mode only)"),
+              "Module 3: per XXL card of mine: present, its snack one-hot ('sizes' mode: on the tick it is drawn only)"),
         Field("xxl_stacks", 2 * NUM_XXL, 6 * COPIES_PER_SNACK,
               "Module 3: cards on each XXL card, mine then the opponent's"),
         Field("my_xxl_matching", NUM_XXL, 6 * COPIES_PER_SNACK,
@@ -203,9 +203,14 @@ class SpeedSnacksEncoder:
         if xxl:
             my_cards, my_stacks, their_stacks = game.xxl_cards[me], game.xxl_stacks[me], game.xxl_stacks[opp]
             parts.append(bytes((len(game.xxl_pile),)))
-            for snack in my_cards:
+            # "sizes" mode: a player looks at an XXL card as they draw it (rulebook, Module 3),
+            # so the card drawn in the last tick shows its snack, once.
+            last = game.last_tick
+            just_drawn = len(my_cards) - 1 if not placed and last and last["actions"][me] == DRAW_XXL \
+                and last["result"][me] == "done" else -1
+            for i, snack in enumerate(my_cards):
                 parts.append(b"\1")
-                parts.append(SNACK_ONE_HOT[snack] if placed else NO_SNACK)
+                parts.append(SNACK_ONE_HOT[snack] if placed or i == just_drawn else NO_SNACK)
             parts.append(NO_XXL_CARDS[NUM_XXL - len(my_cards)])
             pad_mine, pad_theirs = PAD[: NUM_XXL - len(my_stacks)], PAD[: NUM_XXL - len(their_stacks)]
             matching = [stack.count(snack) for snack, stack in zip(my_cards, my_stacks)] if placed else []

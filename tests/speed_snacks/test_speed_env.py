@@ -9,7 +9,7 @@ import pytest
 from snack_envs import speed_snacks_v0
 from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, MENUS
 from snack_envs.speed_snacks.observation import LAYOUT, SpeedSnacksEncoder
-from snack_envs.speed_snacks.rules import HURRY, MENU, MODULES, PLAY, WAIT, SpeedSnacks
+from snack_envs.speed_snacks.rules import DRAW_XXL, HURRY, MENU, MODULES, PLAY, WAIT, SpeedSnacks
 from tests.helpers import play_aec, random_joint
 from tests.speed_snacks.scripted import DONER, FRIES, HU, PIZZA, ROACH, SUSHI, table
 
@@ -91,8 +91,11 @@ def expected_fields(game: SpeedSnacks, me: int, placed: bool) -> dict:
     out["dishes_taken"] = sum((one_hot(game.dish[q], 6) if game.dish[q] is not None else [0.0] * 6 for q in (me, opp)), [])
     out["xxl_pile"] = [len(game.xxl_pile)]
     mine = []
-    for snack in game.xxl_cards[me]:
-        mine += [1.0] + (one_hot(snack, 6) if placed else [0.0] * 6)
+    last = game.last_tick or {"actions": [WAIT, WAIT], "result": ["wait", "wait"]}
+    drew = last["actions"][me] == DRAW_XXL and last["result"][me] == "done"  # seen as it is drawn
+    for i, snack in enumerate(game.xxl_cards[me]):
+        shown = placed or drew and i == len(game.xxl_cards[me]) - 1
+        mine += [1.0] + (one_hot(snack, 6) if shown else [0.0] * 6)
     out["my_xxl"] = mine + [0.0] * (42 - len(mine))
     stacks = [[len(s) for s in game.xxl_stacks[q]] + [0] * (6 - len(game.xxl_stacks[q])) for q in (me, opp)]
     out["xxl_stacks"] = stacks[0] + stacks[1]
@@ -190,6 +193,24 @@ def test_hidden_information_never_reaches_the_observation():
     # And the render for a viewer hides the same things.
     text = game.render_text(viewer=0, names=["A", "B"])
     assert "B: hand a card" in text and "[2: ?]" in text and "fries" not in text.split("B:")[1].split("|")[1]
+
+
+def test_in_sizes_mode_an_xxl_card_shows_its_snack_on_the_tick_it_is_drawn_only():
+    # "look at the card and place it face down": the drawer sees it once, then must remember it.
+    game = table(hands=(SUSHI, PIZZA), xxl=True, kitchen_obs="sizes")
+    encoder = SpeedSnacksEncoder(2, game.config)
+    mine = LAYOUT.slices["my_xxl"]
+    game.apply_joint([DRAW_XXL, WAIT])
+    drawn = game.xxl_cards[0][-1]
+    seen = encoder.encode(game, 0)[mine]
+    assert seen[0] == 1 and seen[1 + drawn] == 1 and seen[1:7].sum() == 1
+    assert encoder.encode(game, 1)[LAYOUT.slices["opp_xxl"]][0] == 1
+    assert not encoder.encode(game, 1)[mine].any()  # the opponent sees no snack of it
+    game.apply_joint([WAIT, WAIT])
+    later = encoder.encode(game, 0)[mine]
+    assert later[0] == 1 and not later[1:7].any()
+    placed = SpeedSnacksEncoder(2, dict(game.config, kitchen_obs="placed")).encode(game, 0)[mine]
+    assert placed[1 + drawn] == 1  # "placed" mode shows it all along
 
 
 def test_the_opponents_top_cards_show_once_they_are_turned_face_up_at_scoring():

@@ -171,7 +171,7 @@ def test_it_fills_its_xxl_card_only_with_the_snack_it_asks_for():
 def test_it_draws_an_xxl_card_early_in_a_round_only():
     game = table(hands=(SUSHI, PIZZA), xxl=True)
     assert decision(game) == DRAW_XXL
-    assert decision(table(hands=(SUSHI, PIZZA), xxl=True, kitchen_obs="sizes")) != DRAW_XXL  # its snack stays hidden
+    assert decision(table(hands=(SUSHI, PIZZA), xxl=True, kitchen_obs="sizes")) != DRAW_XXL  # it would see the snack once only
     late = table(customer=[[SUSHI, HU], [PIZZA, HU]], hands=(SUSHI, PIZZA), xxl=True)
     assert decision(late) != DRAW_XXL
 
