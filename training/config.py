@@ -111,6 +111,7 @@ SCHEMA: dict[str, Any] = {
         "opponents": _str_list,
     },
     "output_dir": _type(str),
+    "init_from": _type(str, optional=True),
 }
 
 
@@ -196,7 +197,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 def _required(config):
     for key, rule in SCHEMA.items():
-        if key == "extends":
+        if key in ("extends", "init_from"):
             continue
         if key not in config:
             yield "", key

@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from snack_envs.agents import RandomPolicy, heuristic_policy
-from snack_envs.checkpoints import CheckpointPolicy, env_facts, load_policy, save_checkpoint, write_json_atomic
+from snack_envs.checkpoints import (
+    CheckpointError, CheckpointPolicy, check_fits, env_facts, load_policy, read_metadata, save_checkpoint, write_json_atomic,
+)
 from snack_envs.single_agent import SingleAgentEnv
 from training.config import load_config
 from training.evaluate import head_to_head
@@ -209,6 +211,17 @@ def start_run(config: dict, run_dir: Path, resume: bool) -> dict:
     return state
 
 
+def start_from(model, path: Path, config: dict) -> None:
+    """Load a checkpoint's weights into a fresh model (`init_from`), after checking it fits the config."""
+    meta = read_metadata(path)
+    env_cfg = config["env"]
+    check_fits(meta, env_cfg["name"], env_cfg["num_players"])
+    try:
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+    except (RuntimeError, ValueError) as error:  # another network shape
+        raise CheckpointError(f"init_from={path}: its network does not match algo.net_arch ({error})") from error
+
+
 def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
@@ -229,6 +242,8 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     else:
         model = MaskablePPO("MlpPolicy", vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
                             policy_kwargs={"net_arch": net_arch}, **algo)
+        if config.get("init_from"):
+            start_from(model, Path(config["init_from"]), config)
     remaining = config["timesteps"] - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=make_callback(config, run_dir, state), progress_bar=True, reset_num_timesteps=not resume)

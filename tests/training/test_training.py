@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -289,3 +291,29 @@ def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
 
     model = MaskablePPO.load(run / "final.zip", device="cpu")
     assert model.learning_rate == 1e-5 and model.lr_schedule(0.5) == pytest.approx(1e-5)
+
+
+# --- init_from: a fresh run that starts from a checkpoint's weights -------------------------------
+def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_does_not_fit():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.checkpoints import CheckpointError
+    from training.train import make_vec_env, start_from
+
+    shipped = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_rabbits_v0.zip"
+    config = load_config("snack_rabbits", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", f"init_from={shipped}"])
+
+    def fresh(net_arch, cfg=config):
+        vec = make_vec_env(cfg, Path(tempfile.mkdtemp()))
+        return MaskablePPO("MlpPolicy", vec, device="cpu", policy_kwargs={"net_arch": net_arch}, n_steps=64, batch_size=64)
+
+    model = fresh(config["algo"]["net_arch"])
+    start_from(model, shipped, config)
+    saved = MaskablePPO.load(shipped, device="cpu").policy.state_dict()
+    assert all(torch.equal(saved[k], v) for k, v in model.policy.state_dict().items())
+    with pytest.raises(CheckpointError, match="network does not match"):
+        start_from(fresh([16]), shipped, config)
+    wars = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64"])
+    with pytest.raises(CheckpointError, match="trained on snack_rabbits_v0"):
+        start_from(fresh([16], wars), shipped, wars)
