@@ -34,7 +34,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
 from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
-from snack_envs.core.game import ConfigError, Game, IllegalActionError
+from snack_envs.core.game import Game, IllegalActionError
 
 
 class SimultaneousGame(Game):
