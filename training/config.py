@@ -112,6 +112,10 @@ SCHEMA: dict[str, Any] = {
     },
     "output_dir": _type(str),
     "init_from": _type(str, optional=True),
+    "imitation": {
+        "games": _num(0, 10**7, integer=True),
+        "epochs": _num(1, 1000, integer=True),
+    },
 }
 
 

@@ -9,6 +9,8 @@ draws, per episode, random / heuristic / a frozen snapshot of the learner by
 the weights in `opponents:` (snapshots join the pool every
 `opponents.snapshot_every` timesteps, at most `max_snapshots`, oldest
 dropped; until the first exists its weight goes to the heuristic).
+With `imitation.games` > 0 a fresh run first clones the heuristic bot
+(training/imitate.py), so PPO starts from its play instead of from random.
 Every `eval.every` timesteps the learner (deterministic, masked) plays
 `eval.games` games against each `eval.opponents`; results go to TensorBoard,
 eval.csv and the progress line, and the run is checkpointed atomically
@@ -37,6 +39,7 @@ from snack_envs.checkpoints import (
 )
 from snack_envs.single_agent import SingleAgentEnv
 from training.config import load_config
+from training.imitate import kickstart
 from training.evaluate import head_to_head
 
 
@@ -153,6 +156,7 @@ def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict 
         "timesteps": steps,
         "wall_time_s": round(state.get("wall_time_before", 0) + time.time() - state["started"], 1),
         "evaluation": evaluation or {},
+        "imitation": state.get("imitation"),
     }
 
 
@@ -244,6 +248,7 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
                             policy_kwargs={"net_arch": net_arch}, **algo)
         if config.get("init_from"):
             start_from(model, Path(config["init_from"]), config)
+        state["imitation"] = kickstart(model, config)
     remaining = config["timesteps"] - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=make_callback(config, run_dir, state), progress_bar=True, reset_num_timesteps=not resume)

@@ -272,13 +272,14 @@ def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
 
     config = load_config(None, ["timesteps=256", "n_envs=2", "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1",
                                 "algo.net_arch=[16]", "eval.every=128", "eval.games=4", "eval.final_games=6",
-                                "opponents.snapshot_every=128"])
+                                "opponents.snapshot_every=128", "imitation.games=4", "imitation.epochs=1"])
     run = tmp_path / "run"
     result = train(config, run)
     meta = json.loads((run / "final.json").read_text())
     assert meta["env_name"] == "snack_rabbits_v0" and meta["timesteps"] == result["timesteps"] >= 256
     assert set(meta["evaluation"]) == {"random", "heuristic"} and meta["evaluation"]["random"]["games"] == 6
     assert {"torch", "sb3_contrib", "snack_envs"} <= set(meta["library_versions"])
+    assert meta["imitation"]["games"] == 4 and meta["imitation"]["samples"] > 4
     assert (run / "learning_curve.png").exists() and (run / "eval.csv").exists() and (run / "latest.zip").exists()
     assert list((run / "snapshots").glob("*.zip"))
     config["timesteps"] = 512
@@ -317,3 +318,29 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     wars = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64"])
     with pytest.raises(CheckpointError, match="trained on snack_rabbits_v0"):
         start_from(fresh([16], wars), shipped, wars)
+
+
+# --- imitation: cloning the heuristic before PPO --------------------------------------------------
+def test_imitation_clones_the_heuristic_into_a_fresh_policy():
+    from sb3_contrib import MaskablePPO
+
+    from training.imitate import clone, collect
+    from training.train import make_vec_env
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
+    data = collect(config, games=60, seed=1)
+    n = len(data["actions"])
+    assert n > 60 * 8 and data["masks"][np.arange(n), data["actions"]].all()  # the teacher's actions, all legal
+    assert set(np.unique(np.sign(data["returns"]))) <= {-1.0, 0.0, 1.0}
+    model = MaskablePPO("MlpPolicy", make_vec_env(config, Path(tempfile.mkdtemp())), device="cpu", seed=0,
+                        policy_kwargs={"net_arch": [64]}, n_steps=64, batch_size=64)
+    held_out = collect(config, games=20, seed=999)
+
+    def agreement():
+        predicted, _ = model.predict(held_out["observations"], action_masks=held_out["masks"], deterministic=True)
+        return float((predicted == held_out["actions"]).mean())
+
+    before = agreement()
+    stats = clone(model, data, epochs=30)
+    assert stats["samples"] == n and stats["accuracy"] > 0.7
+    assert agreement() > max(0.6, before + 0.2)  # it generalises to games it did not see

@@ -1,0 +1,97 @@
+"""Behaviour cloning: start a MaskablePPO policy by imitating the heuristic bot ("kickstarting").
+
+    imitation: {games: 2000, epochs: 10}     # in a training config; games: 0 turns it off
+
+PPO from scratch spends most of a run rediscovering what the heuristic already
+knows. With `imitation.games` > 0 a fresh run first plays that many games in
+its own training env (the learner's seat and opponents as in training), the
+learner's seat played by the heuristic; every decision of that seat is a
+sample (observation, mask, action), with the discounted final reward of its
+game as the value target. The policy is then fitted by masked cross-entropy
+and the value head by mean squared error, and PPO starts from there.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from snack_envs.agents import heuristic_policy
+
+
+def collect(config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
+    """The heuristic's decisions in `games` games of the training env (see the module docstring)."""
+    from training.train import SelfPlayEnv
+
+    env_cfg = config["env"]
+    env = SelfPlayEnv(config)
+    teacher = heuristic_policy(env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
+    gamma = config["algo"]["gamma"]
+    observations, masks, actions, returns = [], [], [], []
+    for game in range(games):
+        obs, _ = env.reset(seed=seed + game)
+        teacher.reset(seed + game)
+        start, done, reward = len(actions), False, 0.0
+        while not done:
+            mask = env.action_masks()
+            action = teacher.act(obs, mask)
+            observations.append(obs)
+            masks.append(mask)
+            actions.append(action)
+            obs, reward, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+        steps = len(actions) - start
+        returns += [reward * gamma ** (steps - 1 - t) for t in range(steps)]
+    env.close()
+    return {
+        "observations": np.asarray(observations, np.float32),
+        "masks": np.asarray(masks, bool),
+        "actions": np.asarray(actions, np.int64),
+        "returns": np.asarray(returns, np.float32),
+    }
+
+
+def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512, lr: float = 1e-3, seed: int = 0) -> dict:
+    """Fit `model.policy` to the samples; returns the last epoch's loss and action accuracy."""
+    import torch
+    import torch.nn.functional as F
+
+    policy = model.policy
+    policy.set_training_mode(True)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
+    tensors = {k: torch.as_tensor(v) for k, v in data.items()}
+    n = len(data["actions"])
+    rng = np.random.default_rng(seed)
+    for _ in range(epochs):
+        total_loss, correct = 0.0, 0
+        for batch in np.array_split(rng.permutation(n), max(1, n // batch_size)):
+            index = torch.as_tensor(batch)
+            obs, mask = tensors["observations"][index], tensors["masks"][index]
+            actions, returns = tensors["actions"][index], tensors["returns"][index]
+            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=mask)
+            loss = -log_prob.mean() + 0.5 * F.mse_loss(values.flatten(), returns)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            with torch.no_grad():
+                predicted = policy.get_distribution(obs, action_masks=mask.numpy()).distribution.probs.argmax(1)
+            total_loss += float(loss.detach()) * len(batch)
+            correct += int((predicted == actions).sum())
+    policy.set_training_mode(False)
+    return {"samples": n, "loss": total_loss / n, "accuracy": correct / n}
+
+
+def kickstart(model, config: dict) -> dict | None:
+    """Clone the heuristic into a fresh model when the config asks for it; the stats, or None."""
+    settings = config.get("imitation") or {}
+    if not settings.get("games"):
+        return None
+    started = time.time()
+    data = collect(config, settings["games"], seed=config["seed"] + 7_000_000)
+    stats = clone(model, data, settings["epochs"], seed=config["seed"])
+    stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
+    print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "
+          f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
+    return stats
