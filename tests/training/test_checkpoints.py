@@ -41,3 +41,33 @@ def test_committed_checkpoint_loads_and_plays_legal_games(path):
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
 def test_committed_checkpoint_still_clears_the_bar(path):
     assert measure_bar(path, games=1000)["passed"]
+
+
+def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path):
+    import time
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.checkpoints import CheckpointError, save_checkpoint
+    from training.average import average
+    from training.config import load_config
+    from training.train import checkpoint_metadata, make_vec_env
+
+    def tiny(name, seed, config_name="snack_rabbits"):
+        config = load_config(config_name, ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "algo.net_arch=[16]"])
+        model = MaskablePPO("MlpPolicy", make_vec_env(config, tmp_path / name), seed=seed, device="cpu",
+                            policy_kwargs={"net_arch": [16]}, n_steps=64, batch_size=64)
+        meta = checkpoint_metadata(config, 64, {"started": time.time()})
+        return save_checkpoint(model, tmp_path / f"{name}.zip", meta), model
+
+    (a, model_a), (b, model_b) = tiny("a", 1), tiny("b", 2)
+    out = average(tmp_path / "soup.zip", [a, b], timesteps=128, wall_time_s=1.0, note="test")
+    soup = load_policy(out, "snack_rabbits_v0").model.policy.state_dict()
+    for key, value in model_a.policy.state_dict().items():
+        assert torch.allclose(soup[key], (value + model_b.policy.state_dict()[key]) / 2)
+    meta = read_metadata(out)
+    assert meta["timesteps"] == 128 and [m["path"] for m in meta["averaged_from"]] == [str(a), str(b)]
+    wars, _ = tiny("w", 3, "snack_wars")
+    with pytest.raises(CheckpointError, match="env_name"):
+        average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)

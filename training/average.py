@@ -1,0 +1,73 @@
+"""Average the weights of checkpoints fine-tuned from one starting point (a "model soup").
+
+    python -m training.average out.zip runs/a/keep/1400000.zip runs/b/keep/600000.zip \
+        --timesteps 5800000 --wall-time-s 8606 --note "how the ingredients were trained"
+
+Policies fine-tuned from the same weights stay in one basin of the loss, so
+their weight average is itself a good policy, often better than each
+ingredient on what they were tuned for separately (Wortsman et al., "Model
+soups", 2022; Izmailov et al., "Averaging weights leads to wider optima",
+2018). We use it to join a policy tuned against the heuristic with one tuned
+against random play. Every ingredient must be a checkpoint of the same game,
+env version, options and network. The metadata records the ingredients'
+metadata; `--timesteps` and `--wall-time-s` give the totals of the whole
+lineage (every run behind the ingredients, counted once), which the
+ingredients' own metadata cannot know.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from snack_envs.checkpoints import CheckpointError, read_metadata, save_checkpoint
+
+SAME = ("env_name", "env_version", "num_players", "observation_size", "num_actions", "env_options")
+
+
+def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, note: str = "") -> Path:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    if len(paths) < 2:
+        raise CheckpointError("averaging needs at least two checkpoints")
+    metas = [read_metadata(p) for p in paths]
+    for path, meta in zip(paths[1:], metas[1:]):
+        different = [k for k in SAME if meta.get(k) != metas[0].get(k)]
+        if different:
+            raise CheckpointError(f"{path} differs from {paths[0]} in {different}: only checkpoints of one env can be averaged")
+    models = [MaskablePPO.load(p, device="cpu") for p in paths]
+    states = [m.policy.state_dict() for m in models]
+    if any(s.keys() != states[0].keys() or any(s[k].shape != states[0][k].shape for k in s) for s in states[1:]):
+        raise CheckpointError("the checkpoints' networks differ in shape: they cannot be averaged")
+    with torch.no_grad():
+        averaged = {k: sum(s[k].double() for s in states) / len(states) for k in states[0]}
+        model = models[-1]
+        model.policy.load_state_dict({k: v.to(states[0][k].dtype) for k, v in averaged.items()})
+    last = metas[-1]
+    meta = {k: last[k] for k in (*SAME, "reward", "config", "seed") if k in last}
+    meta.update(
+        timesteps=int(timesteps),
+        wall_time_s=float(wall_time_s),
+        evaluation={},
+        averaged_from=[{"path": str(p), **{k: v for k, v in m.items() if k not in ("format", "library_versions")}}
+                       for p, m in zip(paths, metas)],
+        note=note,
+    )
+    return save_checkpoint(model, out, meta)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("checkpoints", type=Path, nargs="+")
+    parser.add_argument("--timesteps", type=int, required=True, help="timesteps of the whole lineage")
+    parser.add_argument("--wall-time-s", type=float, required=True, help="training wall time of the whole lineage")
+    parser.add_argument("--note", default="", help="how the ingredients were trained, for the metadata")
+    args = parser.parse_args(argv)
+    path = average(args.out, args.checkpoints, args.timesteps, args.wall_time_s, args.note)
+    print(f"averaged {len(args.checkpoints)} checkpoints into {path}")
+
+
+if __name__ == "__main__":
+    main()
