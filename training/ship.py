@@ -64,16 +64,22 @@ def readme_row(meta: dict) -> str:
     h, r, hr = bar["vs_heuristic"], bar["vs_random"], bar["heuristic_vs_random"]
     fmt = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
     score = lambda m: f"{m['hero_mean_score_ci95'][0]:.1f} vs {m['villain_mean_score_ci95'][0]:.1f}"
-    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {meta['timesteps']:,} | {meta['wall_time_s'] / 60:.0f} min | "
+    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {bar['games_per_match']:,} | {meta['timesteps']:,} | {meta['wall_time_s'] / 60:.0f} min | "
             f"{fmt(h)} (scores {score(h)}) | {fmt(r)} | {fmt(hr)} | {'yes' if bar['passed'] else '**no**'} |")
 
 
 def write_readme() -> Path:
-    rows = []
+    import snack_envs
+
+    rows, notes, shipped = [], [], set()
     for meta_path in sorted(CHECKPOINT_DIR.glob("*.json")):
         meta = json.loads(meta_path.read_text())
         if "bar" in meta:
             rows.append(readme_row(meta))
+            shipped.add(meta["env_name"])
+            if meta.get("note"):
+                notes.append(f"- `{meta['env_name']}.zip`: {meta['note']}")
+    missing = [name for name in snack_envs.ENV_NAMES if name not in shipped]
     path = CHECKPOINT_DIR / "README.md"
     path.write_text(
         "# Shipped checkpoints\n\n"
@@ -85,8 +91,10 @@ def write_readme() -> Path:
         "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time, whose\n"
         "players do not interact, a higher mean score with non-overlapping 95% intervals), and beat random at least\n"
         "as clearly as the heuristic does. Training times are wall-clock on a shared 2-core machine.\n\n"
-        "| checkpoint | players | timesteps | training | vs heuristic | vs random | heuristic vs random | bar |\n"
-        "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+        "| checkpoint | players | games a match | timesteps | training | vs heuristic | vs random | heuristic vs random | bar |\n"
+        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+        + ("\nHow they were trained, where the config alone does not say:\n\n" + "\n".join(notes) + "\n" if notes else "")
+        + (f"\nNo checkpoint clears the bar yet for: {', '.join(missing)}.\n" if missing else "")
     )
     return path
 

@@ -34,13 +34,14 @@ def test_committed_checkpoint_loads_and_plays_legal_games(path):
         lineup = [policy if s == seed % n else heuristic for s in range(n)]
         result = play_game(meta["env_name"], lineup, seed, num_players=n, **meta["env_options"])
         assert result["finished"]
-    assert (CHECKPOINT_DIR / "README.md").read_text().count(f"`{path.name}`") == 1
+    assert (CHECKPOINT_DIR / "README.md").read_text().count(f"| `{path.name}` |") == 1  # its row in the table
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
 def test_committed_checkpoint_still_clears_the_bar(path):
-    assert measure_bar(path, games=1000)["passed"]
+    # As many games as it shipped with: a small edge (Snack Wars) needs 10,000 to show.
+    assert measure_bar(path, games=read_metadata(path)["bar"]["games_per_match"])["passed"]
 
 
 def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path):
