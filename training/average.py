@@ -11,8 +11,8 @@ soups", 2022; Izmailov et al., "Averaging weights leads to wider optima",
 against random play. Every ingredient must be a checkpoint of the same game,
 env version, options and network. The metadata records the ingredients'
 metadata; `--timesteps` and `--wall-time-s` give the totals of the whole
-lineage (every run behind the ingredients, counted once), which the
-ingredients' own metadata cannot know.
+lineage (every run behind the ingredients, counted once): runs that share an
+ancestor would count it twice if their `lineage` records were summed.
 """
 
 from __future__ import annotations

@@ -62,9 +62,12 @@ def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
 def readme_row(meta: dict) -> str:
     bar = meta["bar"]
     h, r, hr = bar["vs_heuristic"], bar["vs_random"], bar["heuristic_vs_random"]
+    # A fine-tuned run counts the runs behind it (init_from); an averaged checkpoint states its totals.
+    steps = meta.get("lineage_timesteps", meta["timesteps"])
+    wall = meta.get("lineage_wall_time_s", meta["wall_time_s"])
     fmt = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
     score = lambda m: f"{m['hero_mean_score_ci95'][0]:.1f} vs {m['villain_mean_score_ci95'][0]:.1f}"
-    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {bar['games_per_match']:,} | {meta['timesteps']:,} | {meta['wall_time_s'] / 60:.0f} min | "
+    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {bar['games_per_match']:,} | {steps:,} | {wall / 60:.0f} min | "
             f"{fmt(h)} (scores {score(h)}) | {fmt(r)} | {fmt(hr)} | {'yes' if bar['passed'] else '**no**'} |")
 
 

@@ -147,7 +147,7 @@ def make_callback(config: dict, run_dir: Path, state: dict):
 
 def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict | None = None) -> dict:
     env_cfg = config["env"]
-    return {
+    meta = {
         **env_facts(env_cfg["name"], env_cfg["num_players"], env_cfg.get("options")),
         "env_options": env_cfg.get("options", {}),
         "reward": env_cfg["reward"],
@@ -158,6 +158,11 @@ def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict 
         "evaluation": evaluation or {},
         "imitation": state.get("imitation"),
     }
+    lineage = state.get("lineage") or []
+    meta["lineage"] = lineage  # the runs this one fine-tuned (init_from), oldest first, each with its own figures
+    meta["lineage_timesteps"] = steps + sum(run["timesteps"] for run in lineage)
+    meta["lineage_wall_time_s"] = round(meta["wall_time_s"] + sum(run["wall_time_s"] for run in lineage), 1)
+    return meta
 
 
 def read_scalars(tb_dir: Path) -> dict[str, list[tuple[int, float]]]:
@@ -215,8 +220,9 @@ def start_run(config: dict, run_dir: Path, resume: bool) -> dict:
     return state
 
 
-def start_from(model, path: Path, config: dict) -> None:
-    """Load a checkpoint's weights into a fresh model (`init_from`), after checking it fits the config."""
+def start_from(model, path: Path, config: dict) -> list[dict]:
+    """Load a checkpoint's weights into a fresh model (`init_from`), after checking it fits the config.
+    Returns the lineage of the new run: the runs behind that checkpoint, oldest first."""
     meta = read_metadata(path)
     env_cfg = config["env"]
     check_fits(meta, env_cfg["name"], env_cfg["num_players"])
@@ -224,6 +230,7 @@ def start_from(model, path: Path, config: dict) -> None:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:  # another network shape
         raise CheckpointError(f"init_from={path}: its network does not match algo.net_arch ({error})") from error
+    return meta.get("lineage", []) + [{"checkpoint": str(path), "timesteps": meta["timesteps"], "wall_time_s": meta["wall_time_s"]}]
 
 
 def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
@@ -247,7 +254,7 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
         model = MaskablePPO("MlpPolicy", vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
                             policy_kwargs={"net_arch": net_arch}, **algo)
         if config.get("init_from"):
-            start_from(model, Path(config["init_from"]), config)
+            state["lineage"] = start_from(model, Path(config["init_from"]), config)
         state["imitation"] = kickstart(model, config)
     remaining = config["timesteps"] - model.num_timesteps
     if remaining > 0:

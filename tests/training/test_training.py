@@ -310,7 +310,13 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
         return MaskablePPO("MlpPolicy", vec, device="cpu", policy_kwargs={"net_arch": net_arch}, n_steps=64, batch_size=64)
 
     model = fresh(config["algo"]["net_arch"])
-    start_from(model, shipped, config)
+    lineage = start_from(model, shipped, config)
+    parent = json.loads(shipped.with_suffix(".json").read_text())
+    assert lineage == [{"checkpoint": str(shipped), "timesteps": parent["timesteps"], "wall_time_s": parent["wall_time_s"]}]
+    from training.train import checkpoint_metadata
+
+    meta = checkpoint_metadata(config, 1000, {"started": 0.0, "wall_time_before": 0.0, "lineage": lineage})
+    assert meta["lineage_timesteps"] == 1000 + parent["timesteps"] and meta["lineage"] == lineage
     saved = MaskablePPO.load(shipped, device="cpu").policy.state_dict()
     assert all(torch.equal(saved[k], v) for k, v in model.policy.state_dict().items())
     with pytest.raises(CheckpointError, match="network does not match"):
