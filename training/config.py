@@ -171,8 +171,9 @@ def parse_override(text: str) -> dict:
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
     """Load a game config over its parent(s), apply overrides, validate, and check completeness."""
     path = Path(path) if path else DEFAULT_CONFIG
-    if not path.exists() and (CONFIG_DIR / path.with_suffix(".yaml").name).exists():
-        path = CONFIG_DIR / path.with_suffix(".yaml").name  # a shipped config by name: "snack_wars"
+    shipped = CONFIG_DIR / path.with_suffix(".yaml").name
+    if not path.exists() and shipped.exists():
+        path = shipped  # a shipped config by name: "snack_wars"
     chain = []
     while path is not None:
         data = read_yaml(path)

@@ -53,7 +53,8 @@ def collect(config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
 
 
 def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512, lr: float = 1e-3, seed: int = 0) -> dict:
-    """Fit `model.policy` to the samples; returns the last epoch's loss and action accuracy."""
+    """Fit `model.policy` to the samples; returns the last epoch's loss and action accuracy (each batch's,
+    before its update)."""
     import torch
     import torch.nn.functional as F
 
@@ -69,14 +70,15 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
             index = torch.as_tensor(batch)
             obs, mask = tensors["observations"][index], tensors["masks"][index]
             actions, returns = tensors["actions"][index], tensors["returns"][index]
-            values, log_prob, _ = policy.evaluate_actions(obs, actions, action_masks=mask)
-            loss = -log_prob.mean() + 0.5 * F.mse_loss(values.flatten(), returns)
+            # The same passes as `evaluate_actions`, keeping the distribution for the accuracy.
+            distribution = policy.get_distribution(obs, action_masks=mask)
+            values = policy.predict_values(obs)
+            loss = -distribution.log_prob(actions).mean() + 0.5 * F.mse_loss(values.flatten(), returns)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
-            with torch.no_grad():
-                predicted = policy.get_distribution(obs, action_masks=mask.numpy()).distribution.probs.argmax(1)
+            predicted = distribution.distribution.probs.detach().argmax(1)
             total_loss += float(loss.detach()) * len(batch)
             correct += int((predicted == actions).sum())
     policy.set_training_mode(False)
