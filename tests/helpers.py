@@ -130,3 +130,13 @@ class Checked:
         assert isinstance(action, int) and action_mask[action] == 1, (action, np.flatnonzero(action_mask))
         self.decisions += 1
         return action
+
+
+def play_first_legal(env, seed: int) -> tuple[bool, dict]:
+    """Play one episode of a SingleAgentEnv taking the first legal action each step: (terminated, last info)."""
+    env.reset(seed=seed)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+    return terminated, info

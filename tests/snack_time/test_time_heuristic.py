@@ -14,7 +14,7 @@ from snack_envs.snack_time.components import CREATURE_CELLS, parse_cell
 from snack_envs.snack_time.heuristic import HeuristicPolicy, manhattan
 from snack_envs.snack_time.observation import SnackTimeEncoder
 from snack_envs.snack_time.rules import PIPE_BASE, NUM_PATTERNS, SnackTime, damage_action, trait_action
-from tests.helpers import Checked
+from tests.helpers import Checked, play_first_legal
 from tests.snack_time.time_scripted import (
     EYE,
     L,
@@ -93,11 +93,7 @@ def test_it_plays_only_legal_actions_in_many_games(options):
 def test_it_serves_as_the_opponent_of_a_single_agent_env():
     env = SingleAgentEnv(ENV, opponents=["heuristic"], num_players=2, rat_snacks=True, advanced_traps=True)
     assert env.opponent_pool[0].name == "heuristic" and env.opponent_pool[0].advanced_traps
-    env.reset(seed=1)
-    done = False
-    while not done:
-        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        done = terminated or truncated
+    terminated, info = play_first_legal(env, seed=1)
     assert terminated and not info.get("illegal_action")
 
 

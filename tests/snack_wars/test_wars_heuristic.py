@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from snack_envs.agents import RandomPolicy, heuristic_policy
@@ -10,7 +9,7 @@ from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.snack_wars.heuristic import HeuristicPolicy
 from snack_envs.snack_wars.observation import WarsEncoder
 from snack_envs.snack_wars.rules import DISCARD, DISCARDING, STEALING, STOP_STEALING, SnackWars, steal_action
-from tests.helpers import Checked
+from tests.helpers import Checked, play_first_legal
 from tests.snack_wars.wars_positions import (
     BURGER,
     CHEESE,
@@ -51,11 +50,7 @@ def test_it_plays_only_legal_actions(num_players, food_copies):
 def test_it_serves_as_the_opponent_of_a_single_agent_env():
     env = SingleAgentEnv("snack_wars_v0", opponents=["heuristic"], num_players=3, food_copies="value")
     assert env.opponent_pool[0].name == "heuristic" and env.opponent_pool[0].copies == tuple(range(1, 10))
-    env.reset(seed=1)
-    done = False
-    while not done:
-        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        done = terminated or truncated
+    terminated, info = play_first_legal(env, seed=1)
     assert terminated and not info.get("illegal_action")
 
 

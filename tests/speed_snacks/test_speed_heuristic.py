@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from itertools import product
 
-import numpy as np
 import pytest
 
 from snack_envs import speed_snacks_v0
@@ -34,7 +33,7 @@ from snack_envs.speed_snacks.rules import (
     XXL_PLACE,
     SpeedSnacks,
 )
-from tests.helpers import Checked
+from tests.helpers import Checked, play_first_legal
 from tests.speed_snacks.scripted import BURGER, DONER, FRIES, HOTDOG, HU, PIZZA, ROACH, SUSHI, table
 from training.evaluate import head_to_head, play_game
 
@@ -79,11 +78,7 @@ def test_it_serves_as_the_opponent_of_a_single_agent_env():
     """The simultaneous case: the opponent acts in the same tick as the learner."""
     env = SingleAgentEnv(ENV, opponents=["heuristic"], kitchen_obs="sizes", **ALL_MODULES)
     assert env.opponent_pool[0].name == "heuristic" and not env.opponent_pool[0].placed
-    env.reset(seed=1)
-    done = False
-    while not done:
-        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        done = terminated or truncated
+    terminated, info = play_first_legal(env, seed=1)
     assert terminated and not info.get("illegal_action")
 
 
