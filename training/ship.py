@@ -107,6 +107,7 @@ def main(argv=None) -> None:
     parser.add_argument("checkpoint", type=Path)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--force", action="store_true", help="publish even if the bar is missed (marked as such)")
+    parser.add_argument("--note", default="", help="how it was trained, where its config alone does not say (metadata and README)")
     args = parser.parse_args(argv)
     meta = read_metadata(args.checkpoint)
     bar = measure_bar(args.checkpoint, args.games)
@@ -120,6 +121,8 @@ def main(argv=None) -> None:
     target = CHECKPOINT_DIR / f"{meta['env_name']}.zip"
     CHECKPOINT_DIR.mkdir(exist_ok=True)
     shutil.copyfile(args.checkpoint, target)
+    if args.note:
+        meta = dict(meta, note=args.note)
     write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
     print("published", target, "and", write_readme())
 
