@@ -96,6 +96,7 @@ SCHEMA: dict[str, Any] = {
         "clip_range": _num(0, 1),
         "max_grad_norm": _num(0, 100),
         "net_arch": _int_list,
+        "policy": _choice("mlp", "grid"),
     },
     "opponents": {
         "random": _num(0, 1),
@@ -197,7 +198,17 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     if sum(weights) <= 0:
         raise ConfigError("opponents: the random, heuristic and self weights must not all be 0")
     _check_env(config["env"])
+    if config["algo"].get("policy") == "grid" and grid_spec(config["env"]["name"]) is None:
+        raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
     return config
+
+
+def grid_spec(env_name: str) -> dict | None:
+    """The game's map layout for `algo.policy: grid` (its observation module's GRID), or None."""
+    import importlib
+
+    game = env_name.rsplit("_v", 1)[0]
+    return getattr(importlib.import_module(f"snack_envs.{game}.observation"), "GRID", None)
 
 
 def _required(config):
@@ -208,7 +219,7 @@ def _required(config):
             yield "", key
         elif isinstance(rule, dict):
             for sub in rule:
-                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "final_games"):
+                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "final_games"):
                     yield key, sub
 
 

@@ -9,6 +9,12 @@ learner's seat played by the heuristic; every decision of that seat is a
 sample (observation, mask, action), with the discounted final reward of its
 game as the value target. The policy is then fitted by masked cross-entropy
 and the value head by mean squared error, and PPO starts from there.
+
+A heuristic that rates several actions equally best (`best_actions`, as
+Snack Time's does for most pipe placements: it plays the first in action
+order) also gives each sample that set; the policy is then fitted to put its
+probability on the set (the log of the set's total probability), not on the
+arbitrary first, and a prediction counts as right anywhere in it.
 """
 
 from __future__ import annotations
@@ -28,14 +34,21 @@ def collect(config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
     env = SelfPlayEnv(config)
     teacher = heuristic_policy(env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
     gamma = config["algo"]["gamma"]
-    observations, masks, actions, returns = [], [], [], []
+    best_actions = getattr(teacher, "best_actions", None)
+    observations, masks, actions, returns, targets = [], [], [], [], []
     for game in range(games):
         obs, _ = env.reset(seed=seed + game)
         teacher.reset(seed + game)
         start, done, reward = len(actions), False, 0.0
         while not done:
             mask = env.action_masks()
-            action = teacher.act(obs, mask)
+            if best_actions is None:
+                action = teacher.act(obs, mask)
+            else:
+                tied = best_actions(obs, mask)
+                action = tied[0]
+                targets.append(np.zeros(len(mask), bool))
+                targets[-1][tied] = True
             observations.append(obs)
             masks.append(mask)
             actions.append(action)
@@ -44,17 +57,20 @@ def collect(config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
         steps = len(actions) - start
         returns += [reward * gamma ** (steps - 1 - t) for t in range(steps)]
     env.close()
-    return {
+    data = {
         "observations": np.asarray(observations, np.float32),
         "masks": np.asarray(masks, bool),
         "actions": np.asarray(actions, np.int64),
         "returns": np.asarray(returns, np.float32),
     }
+    if targets:
+        data["targets"] = np.asarray(targets, bool)
+    return data
 
 
 def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512, lr: float = 1e-3, seed: int = 0) -> dict:
     """Fit `model.policy` to the samples; returns the last epoch's loss and action accuracy (each batch's,
-    before its update)."""
+    before its update; with `targets`, a prediction anywhere in the sample's set of best actions is right)."""
     import torch
     import torch.nn.functional as F
 
@@ -73,14 +89,23 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
             # The same passes as `evaluate_actions`, keeping the distribution for the accuracy.
             distribution = policy.get_distribution(obs, action_masks=mask)
             values = policy.predict_values(obs)
-            loss = -distribution.log_prob(actions).mean() + 0.5 * F.mse_loss(values.flatten(), returns)
+            if "targets" in tensors:
+                target = tensors["targets"][index]
+                log_prob = torch.logsumexp(distribution.distribution.logits.masked_fill(~target, -torch.inf), 1)
+            else:
+                target = None
+                log_prob = distribution.log_prob(actions)
+            loss = -log_prob.mean() + 0.5 * F.mse_loss(values.flatten(), returns)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
             predicted = distribution.distribution.probs.detach().argmax(1)
             total_loss += float(loss.detach()) * len(batch)
-            correct += int((predicted == actions).sum())
+            if target is None:
+                correct += int((predicted == actions).sum())
+            else:
+                correct += int(target[torch.arange(len(batch)), predicted].sum())
     policy.set_training_mode(False)
     return {"samples": n, "loss": total_loss / n, "accuracy": correct / n}
 

@@ -17,7 +17,8 @@ How the config maps onto RLlib:
 - `algo`: learning_rate -> lr, n_steps * n_envs -> train_batch_size_per_learner,
   batch_size -> minibatch_size, n_epochs -> num_epochs, gamma, gae_lambda ->
   lambda_, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, clip_range ->
-  clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens.
+  clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens; only
+  `policy: mlp` (the convolutional `grid` policy is SB3's).
 - `eval`: every `eval.every` timesteps "main" (argmax over legal actions) plays
   `eval.games` games against each `eval.opponents` with `training.evaluate`;
   then the Algorithm is checkpointed to <run>/checkpoint (so `--resume` goes on
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from snack_envs.agents import make_policy
 from snack_envs.checkpoints import library_versions, write_json_atomic
+from snack_envs.core.game import ConfigError
 from training.evaluate import head_to_head
 from training.train import checkpoint_metadata, learning_curve, start_run
 
@@ -50,9 +52,11 @@ def runners(config: dict) -> tuple[int, int]:
 
 
 def build_config(config: dict, snapshots: tuple[str, ...] = ()):
+    env_cfg, algo = config["env"], config["algo"]
+    if algo.get("policy", "mlp") != "mlp":
+        raise ConfigError(f"algo.policy={algo['policy']!r}: the rllib backend builds MLPs only (algo.net_arch); use the sb3 backend")
     from snack_envs.integrations.rllib import ppo_config
 
-    env_cfg, algo = config["env"], config["algo"]
     num_env_runners, envs_per_runner = runners(config)
     training = {
         "lr": algo["learning_rate"],

@@ -233,6 +233,17 @@ def start_from(model, path: Path, config: dict) -> list[dict]:
     return meta.get("lineage", []) + [{"checkpoint": str(path), "timesteps": meta["timesteps"], "wall_time_s": meta["wall_time_s"]}]
 
 
+def policy_for(env_name: str, kind: str, net_arch: list[int]) -> tuple[Any, dict]:
+    """MaskablePPO's policy and policy_kwargs for `algo.policy`: an MLP (`net_arch`) or, for a game
+    on a grid, the convolutional GridPolicy (snack_envs/networks.py; `net_arch` unused)."""
+    if kind == "grid":
+        from snack_envs.networks import GridPolicy
+        from training.config import grid_spec
+
+        return GridPolicy, {"grid": grid_spec(env_name)}
+    return "MlpPolicy", {"net_arch": net_arch}
+
+
 def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
@@ -247,12 +258,13 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
     if resume:
         # The config's scalar settings win over those saved in the model, so a resumed run can be
         # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
-        scalars = {k: v for k, v in algo.items() if k != "n_steps"}
+        scalars = {k: v for k, v in algo.items() if k not in ("n_steps", "policy")}
         model = MaskablePPO.load(run_dir / "latest.zip", env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
                                  custom_objects=scalars)
     else:
-        model = MaskablePPO("MlpPolicy", vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
-                            policy_kwargs={"net_arch": net_arch}, **algo)
+        policy, policy_kwargs = policy_for(config["env"]["name"], algo.pop("policy", "mlp"), net_arch)
+        model = MaskablePPO(policy, vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
+                            policy_kwargs=policy_kwargs, **algo)
         if config.get("init_from"):
             state["lineage"] = start_from(model, Path(config["init_from"]), config)
         state["imitation"] = kickstart(model, config)

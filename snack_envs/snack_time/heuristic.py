@@ -101,9 +101,14 @@ class HeuristicPolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.best_actions(observation, action_mask)[0]
+
+    def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        """Every legal action the heuristic rates best, in action order; `act` plays the first. (Most pipe
+        decisions have several: equally good cells far from every network, mirror-image pieces.)"""
         legal = np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
-            return legal[0]
+            return legal
         o = observation.tolist()
         phase = o[SLICES["phase"]]
         if phase[0]:
@@ -159,7 +164,7 @@ class HeuristicPolicy:
     def ready(self, f: list) -> bool:
         return not f[OPEN] or self.round >= self.LATE or bool(self.last_round)
 
-    def trait(self, legal: list[int]) -> int:
+    def trait(self, legal: list[int]) -> list[int]:
         def gain(action: int) -> float:
             trait, c = divmod(action - TRAIT_BASE, NUM_CREATURES)
             f = self.creatures[c]
@@ -170,19 +175,19 @@ class HeuristicPolicy:
             rise = self.prospect(more, open_slots - 1) - self.prospect(have, open_slots)
             return eaten + self.FILL * hungry + hungry * rise + 0.01 * sum(have)
 
-        return max(legal, key=gain)
+        return best(legal, gain)
 
-    def damage(self, legal: list[int]) -> int:
+    def damage(self, legal: list[int]) -> list[int]:
         def kept(action: int) -> float:
             c, trait = divmod(action - DAMAGE_BASE, 3)
             have = list(self.creatures[c][HAVE])
             have[trait] -= 1
             return self.quality(have)
 
-        return max(legal, key=kept)
+        return best(legal, kept)
 
     # --- entrances (Advanced) ---------------------------------------------------------------------------
-    def entrance(self, o: list, legal: list[int]) -> int:
+    def entrance(self, o: list, legal: list[int]) -> list[int]:
         marks = o[SLICES["map_marks"]]
         near = [0] * NUM_CREATURES  # entrances placed within 3 steps of each creature
         for cell in range(NUM_CELLS):
@@ -196,7 +201,7 @@ class HeuristicPolicy:
             centre = abs(cell // SIZE - 3.5) + abs(cell % SIZE - 3.5)
             return -near[c], -abs(manhattan(cell, CREATURE_CELLS[c]) - self.ENTRANCE_STEPS), -centre
 
-        return max(legal, key=score)
+        return best(legal, score)
 
     # --- pipes -------------------------------------------------------------------------------------------
     def link_worth(self, c: int) -> tuple[float, float]:
@@ -230,7 +235,7 @@ class HeuristicPolicy:
             value -= self.TRAP * chance * (eaten + self.FILL * hungry)
         return value
 
-    def pipe(self, o: list, legal: list[int]) -> int:
+    def pipe(self, o: list, legal: list[int]) -> list[int]:
         sheet = Sheet(o)
         weights = [self.link_worth(c) for c in range(NUM_CREATURES)]
         extra = [[self.new_link(c, k) for k in range(NUM_ENTRANCES)] for c in range(NUM_CREATURES)]
@@ -270,7 +275,7 @@ class HeuristicPolicy:
             # Tie-break: a piece on a shortest path of a hungry creature that does not use it.
             return value, -blocked
 
-        return max(legal, key=evaluate)
+        return best(legal, evaluate)
 
 
 class Sheet:
@@ -425,6 +430,13 @@ class Sheet:
         return sum(
             1 for i, field in self.fields.items() if 0 < self.gap[c][i][0] == through + field[y] - 1
         )
+
+
+def best(legal: list[int], key) -> list[int]:
+    """The actions of `legal` with the highest key, in their order."""
+    keys = [key(action) for action in legal]
+    top = max(keys)
+    return [action for action, k in zip(legal, keys) if k == top]
 
 
 def edible(needs, have) -> bool:

@@ -51,10 +51,13 @@ from snack_envs.snack_time.components import (
     PED_NEEDS,
     PED_VALUE,
     S,
+    SIZE,
     TRAIT_SLOTS,
     W,
 )
-from snack_envs.snack_time.rules import CAN_TAKE_PIPE, MAX_PLAYERS, MAX_ROUNDS, REACHES_CREATURE, SnackTime
+from snack_envs.snack_time.rules import (
+    CAN_TAKE_PIPE, ENTRANCE_BASE, MAX_PLAYERS, MAX_ROUNDS, NUM_PATTERNS, PIPE_BASE, REACHES_CREATURE, SnackTime,
+)
 
 OPPONENTS = MAX_PLAYERS - 1
 CREATURE_FEATURES = 15
@@ -393,3 +396,15 @@ class SnackTimeEncoder:
                     mv[start:start + OPPONENT_FEATURES] = block
                     held[r] = serial
         return view.buf.copy()
+
+
+# The map as planes for a convolutional policy (snack_envs.networks.GridPolicy): the cell-major
+# own_map and map_marks blocks, and the action blocks bound to a cell (pipes, entrances).
+GRID = {
+    "height": SIZE,
+    "width": SIZE,
+    "planes": [[LAYOUT.slices["own_map"].start, 6], [LAYOUT.slices["map_marks"].start, 6]],
+    "cell_actions": [[PIPE_BASE, NUM_PATTERNS], [ENTRANCE_BASE, 1]],
+    "features": "snack_envs.snack_time.map_features:map_features",  # networks and pipe distances (torch)
+    "feature_planes": 18,
+}

@@ -182,6 +182,58 @@ def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
             load_policy(path, env_name=other)
 
 
+def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through_a_checkpoint(tmp_path):
+    """Snack Time's convolutional policy: each pipe/entrance logit is read at its own cell; it trains,
+    saves, loads with load_policy and predicts legal actions; a game without a grid refuses it."""
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.checkpoints import env_facts
+    from snack_envs.networks import GridExtractor, GridPolicy
+    from snack_envs.snack_time.observation import GRID
+    from snack_envs.snack_time.rules import ENTRANCE_BASE, NUM_PATTERNS, PIPE_BASE
+
+    env = SingleAgentEnv("snack_time_v0", opponents=["random"])
+    extractor = GridExtractor(env.observation_space, int(env.action_space.n), GRID)
+    source = extractor.action_source.numpy()
+    assert sorted(source) == list(range(env.action_space.n))  # every action has one logit
+    cells = 64
+    for cell in (0, 9, 63):  # cell outputs are laid out k-major: pipe pattern k of `cell` is k * 64 + cell
+        assert [source[PIPE_BASE + cell * NUM_PATTERNS + k] for k in range(NUM_PATTERNS)] == [k * cells + cell for k in range(NUM_PATTERNS)]
+        assert source[ENTRANCE_BASE + cell] == NUM_PATTERNS * cells + cell
+    # Changing the map at one cell changes the pipe logits of its neighbour.
+    torch.manual_seed(0)
+    obs, _ = env.reset(seed=1)
+    batch = torch.as_tensor(np.stack([obs, obs]))
+    batch[1, 0:6] = torch.tensor([1.0, 1.0, 0.0, 0.0, 0.0, 1.0])  # cell 0 (A corner): an L pipe
+    with torch.no_grad():
+        logits = extractor(batch)[:, : env.action_space.n]
+    changed = (logits[0] - logits[1]).abs() > 1e-6
+    assert changed[PIPE_BASE + 1 * NUM_PATTERNS:PIPE_BASE + 2 * NUM_PATTERNS].any()
+
+    model = MaskablePPO(GridPolicy, env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"grid": GRID, "channels": 8})
+    model.learn(128)
+    path = save_checkpoint(model, tmp_path / "grid.zip", {**env_facts("snack_time_v0", 2), "env_options": {}, "timesteps": 128})
+    policy = load_policy(path, env_name="snack_time_v0")
+    assert isinstance(policy.model.policy, GridPolicy)
+    obs, _ = env.reset(seed=4)
+    for _ in range(150):
+        mask = env.action_masks()
+        action = policy.act(obs, mask)
+        assert mask[action], "a masked prediction chose an illegal action"
+        obs, _, term, trunc, _ = env.step(action)
+        if term or trunc:
+            obs, _ = env.reset()
+    with pytest.raises(ConfigError, match="needs a game played on a grid"):
+        load_config("snack_wars", ["algo.policy=grid"])
+    with pytest.raises(ConfigError, match="algo.policy"):
+        load_config("snack_time", ["algo.policy=transformer"])
+    from training.rllib_train import build_config
+
+    with pytest.raises(ConfigError, match="rllib backend builds MLPs only"):
+        build_config(load_config("snack_time", ["algo.policy=grid"]))
+
+
 def test_checkpoint_for_another_version_or_shape_is_refused(tmp_path):
     from sb3_contrib import MaskablePPO
 
@@ -350,3 +402,39 @@ def test_imitation_clones_the_heuristic_into_a_fresh_policy():
     stats = clone(model, data, epochs=30)
     assert stats["samples"] == n and stats["accuracy"] > 0.7
     assert agreement() > max(0.6, before + 0.2)  # it generalises to games it did not see
+
+
+def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives_it():
+    """Snack Time's heuristic rates several pipe placements equally best; the samples carry that set
+    (the played action first among them) and cloning counts a prediction anywhere in it as right."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.agents import heuristic_policy
+    from snack_envs.networks import GridPolicy
+    from snack_envs.snack_time.observation import GRID
+    from training.imitate import clone, collect
+
+    config = load_config("snack_time", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64"])
+    data = collect(config, games=3, seed=5)
+    n = len(data["actions"])
+    targets = data["targets"]
+    assert targets[np.arange(n), data["actions"]].all() and not (targets & ~data["masks"]).any()
+    assert (np.argmax(targets, 1) == data["actions"]).all()  # the heuristic plays the first of its set
+    assert (targets.sum(1) > 1).mean() > 0.3
+    teacher = heuristic_policy("snack_time_v0", 2)
+    for obs, mask, action in list(zip(data["observations"], data["masks"], data["actions"]))[:40]:
+        assert teacher.act(obs, mask) == action
+    model = MaskablePPO(GridPolicy, SingleAgentEnv("snack_time_v0", opponents=["random"]), n_steps=64, batch_size=64,
+                        device="cpu", seed=0, policy_kwargs={"grid": GRID, "channels": 8})
+    with torch.no_grad():
+        probs = model.policy.get_distribution(torch.as_tensor(data["observations"]),
+                                              action_masks=torch.as_tensor(data["masks"])).distribution.probs
+    predicted = probs.argmax(1).numpy()
+    in_set = targets[np.arange(n), predicted]
+    stats = clone(model, data, epochs=1, lr=0.0)  # no update: the statistics of the policy as it is
+    assert stats["accuracy"] == pytest.approx(in_set.mean())
+    expected = -np.log((probs.numpy() * targets).sum(1)).mean()  # the set's total probability
+    values = model.policy.predict_values(torch.as_tensor(data["observations"])).detach().numpy().ravel()
+    expected += 0.5 * np.mean((values - data["returns"]) ** 2)
+    assert stats["loss"] == pytest.approx(expected, rel=1e-3)

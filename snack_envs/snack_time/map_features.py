@@ -1,0 +1,103 @@
+"""Map feature planes for Snack Time's convolutional policy (torch; see snack_envs/networks.py).
+
+A pipe's worth depends on which networks it joins and how many pipes then
+still separate each creature from each entrance: facts spread over the whole
+board, which a few 3x3 convolutions cannot trace along a winding pipe. So the
+policy's input adds, computed from the observation with no weights to learn
+(as the heuristic's `Sheet` computes them, batched):
+
+- for each creature (4) and each entrance (5), the cells of its network:
+  pipes joined by facing openings, entrances and creatures taking a pipe on
+  any side;
+- for each of them, the pipes still needed from each empty cell to join its
+  network (1 on its frontier: an empty cell one of its openings faces; one
+  more per empty cell further), as GAMMA ** (pipes - 1), 0 where no path of
+  empty cells exists.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from snack_envs.snack_time.components import CREATURE_CELLS, NUM_CELLS, NUM_ENTRANCES, SIZE
+from snack_envs.snack_time.observation import LAYOUT
+
+NUM_PLANES = 2 * (len(CREATURE_CELLS) + NUM_ENTRANCES)
+GAMMA = 0.7
+OWN_MAP, MARKS = LAYOUT.slices["own_map"].start, LAYOUT.slices["map_marks"].start
+# Directions N, E, S, W as (row, col) steps; the opposite of d is (d + 2) % 4.
+STEPS = ((-1, 0), (0, 1), (1, 0), (0, -1))
+_CREATURES = torch.zeros(len(CREATURE_CELLS), NUM_CELLS)
+_CREATURES[range(len(CREATURE_CELLS)), list(CREATURE_CELLS)] = 1.0
+
+
+def neighbour(x: torch.Tensor, d: int, fill: float = 0.0) -> torch.Tensor:
+    """At each cell, the value of its neighbour in direction d (`fill` off the board); x is (..., H, W)."""
+    out = torch.full_like(x, fill)
+    if d == 0:
+        out[..., 1:, :] = x[..., :-1, :]
+    elif d == 1:
+        out[..., :, :-1] = x[..., :, 1:]
+    elif d == 2:
+        out[..., :-1, :] = x[..., 1:, :]
+    else:
+        out[..., :, 1:] = x[..., :, :-1]
+    return out
+
+
+def spread(x: torch.Tensor, gates: list[torch.Tensor] | None = None) -> torch.Tensor:
+    """max(x, each neighbour's x), times `gates[d]` (1 where the step from direction d is open)."""
+    out = x.clone()
+    for d, (dst, src) in enumerate(_SPREAD_VIEWS):
+        value = x[src] if gates is None else x[src] * gates[d][dst]
+        out[dst] = torch.maximum(out[dst], value)
+    return out
+
+
+# (where a cell takes its direction-d neighbour's value, where that neighbour is), as index tuples.
+_SPREAD_VIEWS = (
+    ((..., slice(1, None), slice(None)), (..., slice(None, -1), slice(None))),  # from the N neighbour
+    ((..., slice(None), slice(None, -1)), (..., slice(None), slice(1, None))),  # from the E neighbour
+    ((..., slice(None, -1), slice(None)), (..., slice(1, None), slice(None))),  # from the S neighbour
+    ((..., slice(None), slice(1, None)), (..., slice(None), slice(None, -1))),  # from the W neighbour
+)
+
+
+@torch.no_grad()
+def map_features(obs: torch.Tensor) -> torch.Tensor:
+    """(batch, observation) -> (batch, NUM_PLANES, 8, 8): network cells, then distance fields, for the
+    creatures NW, NE, SW, SE and entrances 1..5."""
+    batch = obs.shape[0]
+    cells = obs[:, OWN_MAP : OWN_MAP + NUM_CELLS * 6].view(batch, SIZE, SIZE, 6)
+    marks = obs[:, MARKS : MARKS + NUM_CELLS * 6].view(batch, SIZE, SIZE, 6)
+    entrances = marks[..., 1:].permute(0, 3, 1, 2)  # (batch, 5, H, W)
+    creature = _CREATURES.to(obs.device).view(1, -1, SIZE, SIZE).expand(batch, -1, -1, -1)
+    open_all = (entrances.sum(1) + creature.sum(1) > 0).float()  # take a pipe on any side
+    opens = torch.maximum(cells[..., :4].permute(0, 3, 1, 2), open_all[:, None])  # (batch, 4, H, W)
+    empty = ((opens.sum(1) == 0).float())[:, None]  # (batch, 1, H, W)
+    # gates[d]: this cell and its neighbour in direction d open onto each other.
+    gates = [(opens[:, d] * neighbour(opens[:, (d + 2) % 4], d))[:, None] for d in range(4)]
+    seeds = torch.cat([creature, torch.zeros_like(entrances)], 1)
+    members = torch.cat([creature, entrances], 1)  # (batch, 9, H, W)
+    not_creature = 1.0 - creature.sum(1, keepdim=True)
+    for _ in range(NUM_CELLS):  # until no network grows
+        spreads = torch.maximum(members * not_creature, seeds)  # a creature joins networks, not links them
+        grown = torch.maximum(members, spread(spreads, gates))
+        if torch.equal(grown, members):
+            break
+        members = grown
+    # The frontier: empty cells that a member cell's opening faces.
+    spreads = torch.maximum(members * not_creature, seeds)
+    frontier = torch.zeros_like(members)
+    for d in range(4):
+        frontier = torch.maximum(frontier, neighbour(spreads * opens[:, (d + 2) % 4, None], d))
+    # Distances as GAMMA ** (pipes - 1), grown outward over empty cells: a cell's is GAMMA times
+    # its best neighbour's (the same as counting pipes, and a max instead of a min).
+    near = frontier * empty
+    for _ in range(NUM_CELLS):  # until no distance shrinks
+        grown = torch.maximum(near, GAMMA * spread(near) * empty)
+        if torch.equal(grown, near):
+            break
+        near = grown
+    return torch.cat([members, near], 1)
