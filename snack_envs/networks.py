@@ -16,7 +16,8 @@ convolution at each cell:
   observation through an MLP, broadcast to every cell; every entry enters as
   sign(x) * log(1 + |x|), since the space's bounds are too loose to scale by
   (a trait count shares its bound with snack values);
-- trunk: residual 3x3 convolutions, dilated so that two blocks see far;
+- trunk: residual 3x3 convolutions, dilated so that two blocks see far,
+  their hidden channels scaled and shifted by the global features (FiLM);
 - cell actions (a block `base + cell * per_cell + k`): a 1x1 convolution with
   `per_cell` outputs per cell;
 - the other actions and the value: from the trunk pooled over the board
@@ -45,13 +46,19 @@ def symlog(x: torch.Tensor) -> torch.Tensor:
 
 
 class _Block(nn.Module):
-    def __init__(self, channels: int, dilation: int):
+    """Residual block whose hidden channels the global features scale and shift (FiLM): the worth of
+    a cell's pipe is a product of map facts and the state of the creatures and pedestrians."""
+
+    def __init__(self, channels: int, dilation: int, global_dim: int):
         super().__init__()
         self.conv1 = nn.Conv2d(channels, channels, 3, padding=dilation, dilation=dilation)
         self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.film = nn.Linear(global_dim, 2 * channels)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+    def forward(self, x: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        scale, shift = self.film(g)[:, :, None, None].chunk(2, 1)
+        hidden = torch.relu(self.conv1(x) * (1.0 + scale) + shift)
+        return torch.relu(x + self.conv2(hidden))
 
 
 class GridExtractor(BaseFeaturesExtractor):
@@ -59,7 +66,7 @@ class GridExtractor(BaseFeaturesExtractor):
 
     `grid` = {"height", "width", "planes": [[start, channels], ...] (cell-major blocks of the
     observation), "cell_actions": [[base, per_cell], ...], optionally "features": "module:function"
-    computing `feature_planes` more planes from the observation (no weights)}."""
+    computing more planes (batch, planes, H, W) from the observation batch, with no weights}."""
 
     def __init__(self, observation_space: spaces.Box, num_actions: int, grid: dict, channels: int = 32,
                  dilations: tuple[int, ...] = (1, 2), global_dim: int = 128, value_dim: int = 128):
@@ -70,7 +77,13 @@ class GridExtractor(BaseFeaturesExtractor):
         size = observation_space.shape[0]
         plane_index = [np.arange(start, start + cells * c).reshape(cells, c) for start, c in grid["planes"]]
         plane_index = np.concatenate(plane_index, axis=1)  # (cells, channels)
-        in_planes = plane_index.shape[1] + grid.get("feature_planes", 0)
+        self.features = None
+        if grid.get("features"):
+            module, name = grid["features"].split(":")
+            self.features = getattr(importlib.import_module(module), name)
+        in_planes = plane_index.shape[1]
+        if self.features is not None:
+            in_planes += self.features(torch.zeros(1, size)).shape[1]
         rest = np.setdiff1d(np.arange(size), plane_index.ravel())
         self.register_buffer("plane_index", torch.as_tensor(plane_index.T.ravel()), persistent=False)
         self.register_buffer("rest_index", torch.as_tensor(rest), persistent=False)
@@ -89,11 +102,7 @@ class GridExtractor(BaseFeaturesExtractor):
         self.global_net = nn.Sequential(nn.Linear(len(rest), global_dim), nn.ReLU(), nn.Linear(global_dim, global_dim), nn.ReLU())
         self.stem = nn.Conv2d(in_planes, channels, 1)
         self.global_to_cells = nn.Linear(global_dim, channels)
-        self.blocks = nn.Sequential(*[_Block(channels, d) for d in dilations])
-        self.features = None
-        if grid.get("features"):
-            module, name = grid["features"].split(":")
-            self.features = getattr(importlib.import_module(module), name)
+        self.blocks = nn.ModuleList([_Block(channels, d, global_dim) for d in dilations])
         self.cell_head = nn.Conv2d(channels, per_cell_total, 1)
         pooled = 2 * channels + global_dim
         self.global_head = nn.Sequential(nn.Linear(pooled, 256), nn.ReLU(), nn.Linear(256, len(others)))
@@ -107,7 +116,8 @@ class GridExtractor(BaseFeaturesExtractor):
             planes = torch.cat([planes, self.features(obs)], 1)
         g = self.global_net(scaled[:, self.rest_index])
         x = torch.relu(self.stem(planes) + self.global_to_cells(g)[:, :, None, None])
-        x = self.blocks(x)
+        for block in self.blocks:
+            x = block(x, g)
         summary = torch.cat([x.mean((2, 3)), x.amax((2, 3)), g], 1)
         logits = torch.cat([self.cell_head(x).flatten(1), self.global_head(summary)], 1)[:, self.action_source]
         return torch.cat([logits, self.value_head(summary)], 1)

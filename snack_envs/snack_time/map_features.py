@@ -12,7 +12,10 @@ policy's input adds, computed from the observation with no weights to learn
 - for each of them, the pipes still needed from each empty cell to join its
   network (1 on its frontier: an empty cell one of its openings faces; one
   more per empty cell further), as GAMMA ** (pipes - 1), 0 where no path of
-  empty cells exists.
+  empty cells exists;
+- for each creature and entrance (20 pairs, creature-major), the empty cells
+  on a shortest path of pipes joining them, and (constant over the board)
+  the pair's gap as GAMMA ** (pipes - 1), 1 once linked, 0 if it cannot be.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import torch.nn.functional as F
 from snack_envs.snack_time.components import CREATURE_CELLS, NUM_CELLS, NUM_ENTRANCES, SIZE
 from snack_envs.snack_time.observation import LAYOUT
 
-NUM_PLANES = 2 * (len(CREATURE_CELLS) + NUM_ENTRANCES)
+NUM_PLANES = 2 * (len(CREATURE_CELLS) + NUM_ENTRANCES) + 2 * len(CREATURE_CELLS) * NUM_ENTRANCES
 GAMMA = 0.7
 OWN_MAP, MARKS = LAYOUT.slices["own_map"].start, LAYOUT.slices["map_marks"].start
 # Directions N, E, S, W as (row, col) steps; the opposite of d is (d + 2) % 4.
@@ -100,4 +103,14 @@ def map_features(obs: torch.Tensor) -> torch.Tensor:
         if torch.equal(grown, near):
             break
         near = grown
-    return torch.cat([members, near], 1)
+    # Paths from creature c to entrance k through each empty cell: pipes d_c + d_k - 1 there, so
+    # GAMMA ** (pipes - 1) is the product of the two fields. The best over the map gives the pair's
+    # gap (1 when linked); a cell is on a shortest path where its product reaches the best.
+    num_creatures = creature.shape[1]
+    creature_near, entrance_near = near[:, :num_creatures, None], near[:, num_creatures:, None]
+    paths = (creature_near * entrance_near.transpose(1, 2)).flatten(1, 2)  # (batch, 4 * 5, H, W), c-major
+    linked = (members[:, :num_creatures, None] * entrances[:, None]).amax((3, 4)).flatten(1)  # (batch, 20)
+    best = paths.amax((2, 3))
+    on_path = ((paths >= best[..., None, None] - 1e-6) & (paths > 0)).float() * (1.0 - linked)[..., None, None]
+    gap = torch.maximum(best, linked)[..., None, None].expand(-1, -1, SIZE, SIZE)
+    return torch.cat([members, near, on_path, gap], 1)

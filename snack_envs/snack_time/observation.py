@@ -406,5 +406,4 @@ GRID = {
     "planes": [[LAYOUT.slices["own_map"].start, 6], [LAYOUT.slices["map_marks"].start, 6]],
     "cell_actions": [[PIPE_BASE, NUM_PATTERNS], [ENTRANCE_BASE, 1]],
     "features": "snack_envs.snack_time.map_features:map_features",  # networks and pipe distances (torch)
-    "feature_planes": 18,
 }

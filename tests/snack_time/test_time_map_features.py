@@ -39,7 +39,9 @@ def test_networks_and_pipe_distances_match_the_heuristics_reading(options):
     fields_checked = 0
     for obs, planes in zip(observations, features):
         sheet = Sheet(obs.tolist())
-        members, fields = planes[: len(CREATURE_CELLS) + NUM_ENTRANCES], planes[len(CREATURE_CELLS) + NUM_ENTRANCES :]
+        nodes = len(CREATURE_CELLS) + NUM_ENTRANCES
+        members, fields = planes[:nodes], planes[nodes : 2 * nodes]
+        on_path, gaps = planes[2 * nodes : 2 * nodes + 20], planes[2 * nodes + 20 :]
         for c in range(len(CREATURE_CELLS)):
             np.testing.assert_allclose(fields[c].ravel(), field(sheet.creature_fields[c]), atol=1e-6)
             # The entrances linked to creature c are those whose cell is in its network.
@@ -52,4 +54,9 @@ def test_networks_and_pipe_distances_match_the_heuristics_reading(options):
                 in_net = [cell for cell in range(64) if sheet.net[cell] == net]
                 assert members[len(CREATURE_CELLS) + k].ravel()[in_net].all()
                 fields_checked += 1
+                for c in range(len(CREATURE_CELLS)):  # the pair's gap and the cells on its shortest paths
+                    gap = sheet.gap[c][net][0]
+                    assert gaps[c * NUM_ENTRANCES + k] == pytest.approx(1.0 if gap == 0 else GAMMA ** (gap - 1) if gap < FAR else 0.0, abs=1e-6)
+                    shortest = [y for y in range(64) if sheet.empty[y] and 0 < gap < FAR and gap == sheet.creature_fields[c][y] + sheet.fields[net][y] - 1]
+                    assert np.flatnonzero(on_path[c * NUM_ENTRANCES + k].ravel()).tolist() == shortest
     assert len(observations) > 500 and fields_checked > 1000
