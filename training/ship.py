@@ -4,9 +4,13 @@
 
 The bar (issue 6), measured with seats alternated:
 - head to head against the heuristic: the lower end of the 95% Wilson interval
-  of the win rate (ties 1/2) above 0.5; for games where players do not
-  interact (`NON_INTERACTIVE`, Snack Time) instead a higher mean score than
-  the heuristic's with non-overlapping 95% intervals;
+  of the win rate (ties 1/2) above 0.5; for Snack Time (`SCORE_BAR`) also a
+  higher mean score than the heuristic's, 95% intervals not overlapping. (The
+  issue asked Snack Time for the mean scores instead of the win rate, taking
+  its players as not interacting; but by its rulebook the game ends for all
+  once one player has fed every creature, so how fast a player feeds its
+  creatures changes the other's score, and the win rate counts as in the
+  other games. A Snack Time checkpoint must clear both.)
 - against random, a win rate at least as high as the heuristic's against random.
 The results go into the checkpoint's metadata and checkpoints/README.md; a
 checkpoint that misses the bar is not copied (use --force to publish one
@@ -26,7 +30,7 @@ from snack_envs.checkpoints import load_policy, read_metadata, write_json_atomic
 from training.evaluate import head_to_head
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
-NON_INTERACTIVE = {"snack_time_v0"}
+SCORE_BAR = {"snack_time_v0"}
 
 
 def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
@@ -39,23 +43,29 @@ def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
     vs_heuristic = head_to_head(env_name, agent, heuristic, games, n, seed, **options)
     vs_random = head_to_head(env_name, agent, RandomPolicy(seed), games, n, seed, **options)
     heuristic_vs_random = head_to_head(env_name, heuristic, RandomPolicy(seed), games, n, seed, **options)
-    if env_name in NON_INTERACTIVE:
-        beats_heuristic = vs_heuristic["hero_mean_score_ci95"][1] > vs_heuristic["villain_mean_score_ci95"][2]
-        rule = "mean score above the heuristic's, 95% intervals not overlapping"
-    else:
-        beats_heuristic = vs_heuristic["win_rate_ci95"][0] > 0.5
-        rule = "win rate vs heuristic: 95% Wilson lower bound > 0.5"
-    beats_random = vs_random["win_rate"] >= heuristic_vs_random["win_rate"]
     return {
         "games_per_match": games,
-        "rule": rule + "; win rate vs random >= the heuristic's vs random",
+        **verdict(env_name, vs_heuristic, vs_random, heuristic_vs_random),
         "vs_heuristic": vs_heuristic,
         "vs_random": vs_random,
         "heuristic_vs_random": heuristic_vs_random,
+        "measured_in_s": round(time.time() - started, 1),
+    }
+
+
+def verdict(env_name: str, vs_heuristic: dict, vs_random: dict, heuristic_vs_random: dict) -> dict:
+    """The bar applied to three head-to-head results (see the module docstring)."""
+    beats_heuristic = vs_heuristic["win_rate_ci95"][0] > 0.5
+    rule = "win rate vs heuristic: 95% Wilson lower bound > 0.5"
+    if env_name in SCORE_BAR:
+        beats_heuristic = beats_heuristic and vs_heuristic["hero_mean_score_ci95"][1] > vs_heuristic["villain_mean_score_ci95"][2]
+        rule += ", and a mean score above the heuristic's, 95% intervals not overlapping"
+    beats_random = vs_random["win_rate"] >= heuristic_vs_random["win_rate"]
+    return {
+        "rule": rule + "; win rate vs random >= the heuristic's vs random",
         "beats_heuristic": bool(beats_heuristic),
         "beats_random_as_clearly": bool(beats_random),
         "passed": bool(beats_heuristic and beats_random),
-        "measured_in_s": round(time.time() - started, 1),
     }
 
 
@@ -91,9 +101,9 @@ def write_readme() -> Path:
         "evaluation). Load one with `snack_envs.checkpoints.load_policy(path, env_name=...)`; it acts from the env's\n"
         "own `obs[\"observation\"]` and `obs[\"action_mask\"]`.\n\n"
         "The bar, measured by `python -m training.ship` over the games shown, seats alternated, ties counted 1/2,\n"
-        "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time, whose\n"
-        "players do not interact, a higher mean score with non-overlapping 95% intervals), and beat random at least\n"
-        "as clearly as the heuristic does. Training times are wall-clock on a shared 2-core machine.\n\n"
+        "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time also a\n"
+        "higher mean score with non-overlapping 95% intervals), and beat random at least as clearly as the heuristic\n"
+        "does. Training times are wall-clock on a shared 2-core machine.\n\n"
         "| checkpoint | players | games a match | timesteps | training | vs heuristic | vs random | heuristic vs random | bar |\n"
         "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
         + ("\nHow they were trained, where the config alone does not say:\n\n" + "\n".join(notes) + "\n" if notes else "")

@@ -72,3 +72,22 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     wars, _ = tiny("w", 3, "snack_wars")
     with pytest.raises(CheckpointError, match="env_name"):
         average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)
+
+
+def test_the_bar_for_snack_time_asks_for_both_the_win_rate_and_the_mean_scores():
+    from training.ship import verdict
+
+    def result(win_rate, low, high, hero=(50.0, 49.0, 51.0), villain=(45.0, 44.0, 46.0)):
+        return {"win_rate": win_rate, "win_rate_ci95": [low, high], "hero_mean_score_ci95": list(hero),
+                "villain_mean_score_ci95": list(villain)}
+
+    random_results = (result(1.0, 0.99, 1.0), result(0.99, 0.98, 1.0))
+    both = result(0.56, 0.53, 0.59)
+    assert verdict("snack_time_v0", both, *random_results)["passed"]
+    assert verdict("snack_wars_v0", both, *random_results)["passed"]
+    only_scores = result(0.50, 0.47, 0.53)  # ahead on mean score, not on wins: ending games early, say
+    assert not verdict("snack_time_v0", only_scores, *random_results)["beats_heuristic"]
+    only_wins = result(0.56, 0.53, 0.59, hero=(46.0, 45.0, 47.0))  # the intervals overlap
+    assert not verdict("snack_time_v0", only_wins, *random_results)["passed"]
+    assert verdict("snack_wars_v0", only_wins, *random_results)["passed"]
+    assert not verdict("snack_wars_v0", both, result(0.98, 0.97, 0.99), result(0.99, 0.98, 1.0))["passed"]
