@@ -21,7 +21,6 @@ policy's input adds, computed from the observation with no weights to learn
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from snack_envs.snack_time.components import CREATURE_CELLS, NUM_CELLS, NUM_ENTRANCES, SIZE
 from snack_envs.snack_time.observation import LAYOUT
@@ -29,42 +28,34 @@ from snack_envs.snack_time.observation import LAYOUT
 NUM_PLANES = 2 * (len(CREATURE_CELLS) + NUM_ENTRANCES) + 2 * len(CREATURE_CELLS) * NUM_ENTRANCES
 GAMMA = 0.7
 OWN_MAP, MARKS = LAYOUT.slices["own_map"].start, LAYOUT.slices["map_marks"].start
-# Directions N, E, S, W as (row, col) steps; the opposite of d is (d + 2) % 4.
-STEPS = ((-1, 0), (0, 1), (1, 0), (0, -1))
 _CREATURES = torch.zeros(len(CREATURE_CELLS), NUM_CELLS)
 _CREATURES[range(len(CREATURE_CELLS)), list(CREATURE_CELLS)] = 1.0
+# For directions N, E, S, W (d; the opposite is (d + 2) % 4): the cells that have a neighbour in
+# direction d, and those neighbours, as index tuples over (..., H, W).
+_ALL, _HEAD, _TAIL = slice(None), slice(None, -1), slice(1, None)
+_NEIGHBOURS = (
+    ((..., _TAIL, _ALL), (..., _HEAD, _ALL)),
+    ((..., _ALL, _HEAD), (..., _ALL, _TAIL)),
+    ((..., _HEAD, _ALL), (..., _TAIL, _ALL)),
+    ((..., _ALL, _TAIL), (..., _ALL, _HEAD)),
+)
 
 
 def neighbour(x: torch.Tensor, d: int, fill: float = 0.0) -> torch.Tensor:
-    """At each cell, the value of its neighbour in direction d (`fill` off the board); x is (..., H, W)."""
+    """At each cell, the value of its neighbour in direction d (`fill` off the board)."""
+    cells, neighbours = _NEIGHBOURS[d]
     out = torch.full_like(x, fill)
-    if d == 0:
-        out[..., 1:, :] = x[..., :-1, :]
-    elif d == 1:
-        out[..., :, :-1] = x[..., :, 1:]
-    elif d == 2:
-        out[..., :-1, :] = x[..., 1:, :]
-    else:
-        out[..., :, 1:] = x[..., :, :-1]
+    out[cells] = x[neighbours]
     return out
 
 
 def spread(x: torch.Tensor, gates: list[torch.Tensor] | None = None) -> torch.Tensor:
-    """max(x, each neighbour's x), times `gates[d]` (1 where the step from direction d is open)."""
+    """max(x, each neighbour's x), the neighbour in direction d times `gates[d]` if given."""
     out = x.clone()
-    for d, (dst, src) in enumerate(_SPREAD_VIEWS):
-        value = x[src] if gates is None else x[src] * gates[d][dst]
-        out[dst] = torch.maximum(out[dst], value)
+    for d, (cells, neighbours) in enumerate(_NEIGHBOURS):
+        value = x[neighbours] if gates is None else x[neighbours] * gates[d][cells]
+        out[cells] = torch.maximum(out[cells], value)
     return out
-
-
-# (where a cell takes its direction-d neighbour's value, where that neighbour is), as index tuples.
-_SPREAD_VIEWS = (
-    ((..., slice(1, None), slice(None)), (..., slice(None, -1), slice(None))),  # from the N neighbour
-    ((..., slice(None), slice(None, -1)), (..., slice(None), slice(1, None))),  # from the E neighbour
-    ((..., slice(None, -1), slice(None)), (..., slice(1, None), slice(None))),  # from the S neighbour
-    ((..., slice(None), slice(1, None)), (..., slice(None), slice(None, -1))),  # from the W neighbour
-)
 
 
 @torch.no_grad()
