@@ -229,7 +229,7 @@ def start_from(model, path: Path, config: dict) -> list[dict]:
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:  # another network shape
-        raise CheckpointError(f"init_from={path}: its network does not match algo.net_arch ({error})") from error
+        raise CheckpointError(f"init_from={path}: its network does not match algo.policy and algo.net_arch ({error})") from error
     return meta.get("lineage", []) + [{"checkpoint": str(path), "timesteps": meta["timesteps"], "wall_time_s": meta["wall_time_s"]}]
 
 
