@@ -71,7 +71,6 @@ class GridExtractor(BaseFeaturesExtractor):
     def __init__(self, observation_space: spaces.Box, num_actions: int, grid: dict, channels: int = 32,
                  dilations: tuple[int, ...] = (1, 2), global_dim: int = 128, value_dim: int = 128):
         super().__init__(observation_space, num_actions + value_dim)
-        self.num_actions, self.value_dim = num_actions, value_dim
         self.height, self.width = grid["height"], grid["width"]
         cells = self.height * self.width
         size = observation_space.shape[0]

@@ -207,8 +207,9 @@ def grid_spec(env_name: str) -> dict | None:
     """The game's map layout for `algo.policy: grid` (its observation module's GRID), or None."""
     import importlib
 
-    game = env_name.rsplit("_v", 1)[0]
-    return getattr(importlib.import_module(f"snack_envs.{game}.observation"), "GRID", None)
+    from snack_envs.agents import game_package
+
+    return getattr(importlib.import_module(game_package(env_name) + ".observation"), "GRID", None)
 
 
 def _required(config):

@@ -61,7 +61,8 @@ def spread(x: torch.Tensor, gates: list[torch.Tensor] | None = None) -> torch.Te
 @torch.no_grad()
 def map_features(obs: torch.Tensor) -> torch.Tensor:
     """(batch, observation) -> (batch, NUM_PLANES, 8, 8): network cells, then distance fields, for the
-    creatures NW, NE, SW, SE and entrances 1..5."""
+    creatures NW, NE, SW, SE and entrances 1..5; then shortest-path cells, then gaps, for the 20
+    creature-entrance pairs."""
     batch = obs.shape[0]
     cells = obs[:, OWN_MAP : OWN_MAP + NUM_CELLS * 6].view(batch, SIZE, SIZE, 6)
     marks = obs[:, MARKS : MARKS + NUM_CELLS * 6].view(batch, SIZE, SIZE, 6)
@@ -75,14 +76,15 @@ def map_features(obs: torch.Tensor) -> torch.Tensor:
     seeds = torch.cat([creature, torch.zeros_like(entrances)], 1)
     members = torch.cat([creature, entrances], 1)  # (batch, 9, H, W)
     not_creature = 1.0 - creature.sum(1, keepdim=True)
+    # The members a network grows from: a creature joins networks, not links them.
+    spreads = torch.maximum(members * not_creature, seeds)
     for _ in range(NUM_CELLS):  # until no network grows
-        spreads = torch.maximum(members * not_creature, seeds)  # a creature joins networks, not links them
         grown = torch.maximum(members, spread(spreads, gates))
         if torch.equal(grown, members):
             break
         members = grown
+        spreads = torch.maximum(members * not_creature, seeds)
     # The frontier: empty cells that a member cell's opening faces.
-    spreads = torch.maximum(members * not_creature, seeds)
     frontier = torch.zeros_like(members)
     for d in range(4):
         frontier = torch.maximum(frontier, neighbour(spreads * opens[:, (d + 2) % 4, None], d))
