@@ -15,12 +15,11 @@ joint actions) and `env()` (their AEC view).
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
 
 import numpy as np
 
-import snack_envs
+from snack_envs import specs
 
 
 def play_aec(env, steps: int, seed: int = 0) -> tuple[int, int, float]:
@@ -88,17 +87,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20000, help="agent steps per measurement, split over the rounds")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; ratios are medians over rounds")
-    parser.add_argument("--envs", nargs="*", default=list(snack_envs.ENV_NAMES))
+    parser.add_argument("--envs", nargs="*", default=list(specs.ENV_NAMES))
     args = parser.parse_args()
 
     from pettingzoo.classic import connect_four_v3
 
     cases = [("connect_four_v3 env()", connect_four_v3.env, play_aec), ("connect_four_v3 raw_env()", connect_four_v3.raw_env, play_aec)]
     for name in args.envs:
-        module = importlib.import_module(f"snack_envs.{name}")
-        cases += [(f"{name} env()", module.env, play_aec), (f"{name} raw_env()", module.raw_env, play_aec)]
-        if getattr(module, "IS_PARALLEL", False):
-            cases.append((f"{name} parallel_env()", module.parallel_env, play_parallel))
+        spec = specs.get(name)
+        entry = spec.entry_points()
+        cases += [(f"{name} env()", entry.env, play_aec), (f"{name} raw_env()", entry.raw_env, play_aec)]
+        if spec.simultaneous:
+            cases.append((f"{name} parallel_env()", entry.parallel_env, play_parallel))
     per_round = max(args.steps // args.rounds, 500)
     rates: dict[str, list[tuple[float, float]]] = {label: [] for label, _, _ in cases}
     ratios: dict[str, list[float]] = {label: [] for label, _, _ in cases}

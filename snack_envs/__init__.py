@@ -3,34 +3,35 @@
     from snack_envs import snack_rabbits_v0
     env = snack_rabbits_v0.env(num_players=3)
 
-`make(name, **kwargs)` builds an env by name; `ENV_NAMES` lists them (every
-`snack_envs/<game>_v<N>.py` entry-point module).
+`make(name, **kwargs)` builds an env by name; `ENV_NAMES` lists them (one per
+game, see `snack_envs.specs`). Importing this package loads no RL library:
+the Gymnasium and PettingZoo ids are registered once those libraries are
+imported (`snack_envs.registration`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import re
+
+from snack_envs import specs
+from snack_envs.specs import ENV_NAMES, RETIRED, RetiredEnvError, UnknownEnvError
 
 __version__ = "0.1.0"
 
-ENV_NAMES = tuple(
-    sorted(m.name for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"[a-z_]+_v\d+", m.name))
-)
-
 
 def __getattr__(name: str):
-    if name in ENV_NAMES:
-        return importlib.import_module(f"snack_envs.{name}")
+    if name in ENV_NAMES or name in RETIRED:
+        return specs.get(name).entry_points()
     raise AttributeError(f"module 'snack_envs' has no attribute {name!r}")
 
 
 def make(name: str, parallel: bool = False, **kwargs):
     """Build an env by its name (e.g. "snack_rabbits_v0"): `env()`, or `parallel_env()` with parallel=True."""
-    if name not in ENV_NAMES:
-        raise ValueError(f"unknown env {name!r}; known envs: {list(ENV_NAMES)}")
-    module = importlib.import_module(f"snack_envs.{name}")
-    return module.parallel_env(**kwargs) if parallel else module.env(**kwargs)
+    entry = specs.get(name).entry_points()
+    return entry.parallel_env(**kwargs) if parallel else entry.env(**kwargs)
 
-from snack_envs import registration  # noqa: E402,F401  (Gymnasium and PettingZoo ids; see registration.py)
+
+from snack_envs import registration  # noqa: E402
+
+registration.install()
+
+__all__ = ["ENV_NAMES", "RETIRED", "RetiredEnvError", "UnknownEnvError", "make", "specs", "__version__"]

@@ -9,11 +9,12 @@ builds one from a short spec: "random", "heuristic", a checkpoint `.zip`
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from snack_envs import specs
 
 
 class Policy(Protocol):
@@ -43,15 +44,9 @@ class RandomPolicy:
         return int(legal[self.rng.integers(len(legal))])
 
 
-def game_package(env_name: str) -> str:
-    """'snack_rabbits_v0' -> 'snack_envs.snack_rabbits'."""
-    return "snack_envs." + env_name.rsplit("_v", 1)[0]
-
-
 def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:
     """The game's rule-based baseline (its `heuristic.HeuristicPolicy`)."""
-    module = importlib.import_module(game_package(env_name) + ".heuristic")
-    return module.HeuristicPolicy(num_players=num_players, **env_options)
+    return specs.get(env_name).heuristic(num_players, **env_options)
 
 
 def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = None, **env_options) -> Policy:

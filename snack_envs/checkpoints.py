@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from snack_envs import specs
+
 FORMAT = "snack-envs-checkpoint/1"
 
 
@@ -43,8 +45,7 @@ def library_versions() -> dict[str, str]:
 
 def env_facts(env_name: str, num_players: int, options: dict | None = None) -> dict[str, Any]:
     """What a checkpoint must match: game version, sizes, player count."""
-    module = importlib.import_module(f"snack_envs.{env_name}")
-    raw = module.raw_env(num_players=num_players, **(options or {}))
+    raw = specs.get(env_name).raw_env(num_players=num_players, **(options or {}))
     agent = raw.possible_agents[0]
     return {
         "env_name": env_name,
@@ -85,6 +86,9 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
 
 def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | None) -> None:
+    if meta["env_name"] in specs.RETIRED:
+        raise CheckpointError(f"checkpoint was trained on {meta['env_name']}, which is retired; "
+                              f"retrain it on {specs.RETIRED[meta['env_name']]}")
     if env_name is not None and meta["env_name"] != env_name:
         raise CheckpointError(f"checkpoint was trained on {meta['env_name']}, not {env_name}")
     facts = env_facts(meta["env_name"], num_players or meta["num_players"], meta.get("env_options"))
@@ -95,19 +99,76 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
             )
 
 
-class CheckpointPolicy:
-    """A trained policy acting from the env's own observation vector and action mask."""
+def masked_sample(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+    """An action drawn by `rng` from the softmax of `logits` over the actions `action_mask` allows."""
+    legal = np.flatnonzero(action_mask)
+    z = np.asarray(logits, np.float64)[legal]
+    p = np.exp(z - z.max())
+    return int(legal[rng.choice(len(legal), p=p / p.sum())])
 
-    def __init__(self, model, name: str, deterministic: bool = True):
-        self.model = model
+
+class LogitsPolicy:
+    """A policy that scores the actions with logits (`logits(observation, action_mask)`): deterministic,
+    the best legal action; otherwise one drawn from the masked softmax by its own generator, which
+    `reset(seed)` reseeds, so that a seeded game replays alike (the `Policy` contract)."""
+
+    def __init__(self, name: str, deterministic: bool = True, seed: int | None = None):
         self.name = name
         self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        pass
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def best(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[np.argmax(self.logits(observation, action_mask)[legal])])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool), deterministic=self.deterministic)
+        if self.deterministic:
+            return self.best(observation, action_mask)
+        return masked_sample(self.logits(observation, action_mask), action_mask, self.rng)
+
+
+class CheckpointPolicy(LogitsPolicy):
+    """A trained MaskablePPO policy acting from the env's own observation vector and action mask."""
+
+    def __init__(self, model, name: str, deterministic: bool = True, seed: int | None = None):
+        super().__init__(name, deterministic, seed)
+        self.model = model
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        import torch
+
+        policy = self.model.policy
+        obs, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            distribution = policy.get_distribution(obs, action_masks=action_mask.astype(bool)[None])
+        return distribution.distribution.logits[0].numpy()
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of positions in one forward pass (the batched engine's opponents):
+        the masked argmax, or draws from the masked softmax by this policy's generator."""
+        import torch
+
+        policy = self.model.policy
+        obs, _ = policy.obs_to_tensor(observations)
+        with torch.no_grad():
+            logits = policy.get_distribution(obs, action_masks=action_masks.astype(bool)).distribution.logits.numpy()
+        if self.deterministic:
+            return logits.argmax(-1)
+        z = np.exp(logits - logits.max(-1, keepdims=True)) * action_masks  # masked logits are very negative anyway
+        cumulative = np.cumsum(z, -1)
+        draws = self.rng.random(len(z))[:, None] * cumulative[:, -1:]
+        return (cumulative <= draws).sum(-1)
+
+    def best(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """What `model.predict(..., deterministic=True)` plays (SB3's own argmax)."""
+        action, _ = self.model.predict(observation, action_masks=action_mask.astype(bool), deterministic=True)
         return int(action)
 
 

@@ -6,14 +6,16 @@
     save_gif(frames, "wars.gif", fps=2)
 
     # one seat's view (what that player may see), with your own policies
-    frames = record_episode("speed_snacks_v0", seed=1, viewer="player_0",
+    frames = record_episode("speed_snacks_v1", seed=1, viewer="player_0",
                             policies={"player_0": my_policy, "player_1": other_policy})
 
 `record_episode` draws a frame after the reset and after every move (every
-joint step of a simultaneous game). A policy is an object with
+joint step of a simultaneous game), playing the game with
+`snack_envs.core.rollout.play`. A policy is an object with
 `act(observation, action_mask) -> int` (the policies of `snack_envs.agents`,
-trained checkpoints included) or a function `f(obs_dict) -> int`; agents
-without one play uniformly random legal moves. Frames are HxWx3 uint8 arrays,
+trained checkpoints included; reset with the seed of its seat, see
+`rollout.policy_seed`) or a function `f(obs_dict) -> int`; agents without one
+play uniformly random legal moves. Frames are HxWx3 uint8 arrays,
 the same as `render()` in "rgb_array" mode, all of one size.
 
 From the command line, `snack-eval ... --replay game.gif` and `snack-play ...
@@ -28,24 +30,39 @@ record them; they need `moviepy`, which snack-envs does not install.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from snack_envs import specs
+from snack_envs.agents import RandomPolicy
 from snack_envs.core.picture import pillow
+from snack_envs.core.rollout import play
 
 DEFAULT_FPS = 2
 
 
-def _act(policy: Any, obs: dict, rng: np.random.Generator) -> int:
+class _FunctionPolicy:
+    """A function `f(obs_dict) -> int`, or an object with `act` alone, as a policy."""
+
+    def __init__(self, policy: Any):
+        self.policy = policy
+        self.name = getattr(policy, "name", getattr(policy, "__name__", "function"))
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if hasattr(self.policy, "act"):
+            return int(self.policy.act(observation, action_mask))
+        return int(self.policy({"observation": observation, "action_mask": action_mask}))
+
+
+def _as_policy(policy: Any):
     if policy is None:
-        legal = np.flatnonzero(obs["action_mask"])
-        return int(legal[rng.integers(len(legal))])
-    if hasattr(policy, "act"):
-        return int(policy.act(obs["observation"], obs["action_mask"]))
-    return int(policy(obs))
+        return RandomPolicy()
+    return policy if hasattr(policy, "act") and hasattr(policy, "reset") else _FunctionPolicy(policy)
 
 
 def record_episode(
@@ -63,33 +80,17 @@ def record_episode(
     default) is the spectator's view. `max_frames` stops early. `env_kwargs`
     go to the env (num_players, game options...); `on_frame(env)` is called
     with the raw env at every frame."""
-    module = importlib.import_module(f"snack_envs.{env_name}")
-    policies = dict(policies or {})
-    rng = np.random.default_rng(seed)
+    env = specs.get(env_name).raw_env(render_mode="rgb_array", **env_kwargs)
+    policies = policies or {}
     frames: list[np.ndarray] = []
 
-    def frame(env) -> bool:
+    def frame(env, actions) -> bool:
         frames.append(env.render(viewer=viewer))
         if on_frame is not None:
             on_frame(env)
         return max_frames is not None and len(frames) >= max_frames
 
-    if getattr(module, "IS_PARALLEL", False):
-        env = module.raw_parallel_env(render_mode="rgb_array", **env_kwargs)
-        observations, _ = env.reset(seed=seed)
-        stop = frame(env)
-        while env.agents and not stop:
-            actions = {a: _act(policies.get(a), observations[a], rng) for a in env.agents}
-            observations, *_ = env.step(actions)
-            stop = frame(env)
-    else:
-        env = module.raw_env(render_mode="rgb_array", **env_kwargs)
-        env.reset(seed=seed)
-        stop = frame(env)
-        while not stop and not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            agent = env.agent_selection
-            env.step(_act(policies.get(agent), env.observe(agent), rng))
-            stop = frame(env)
+    play(env, {a: _as_policy(policies.get(a)) for a in env.possible_agents}, seed=seed, watch=frame)
     env.close()
     return frames
 

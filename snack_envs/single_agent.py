@@ -24,12 +24,12 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Sequence
 
 import gymnasium
 import numpy as np
 
+from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.core.game import ConfigError, IllegalActionError
 
@@ -47,11 +47,10 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         **env_kwargs: Any,
     ):
-        module = importlib.import_module(f"snack_envs.{env_name}")
+        spec = specs.get(env_name)
         self.env_name = env_name
-        self.parallel = bool(getattr(module, "IS_PARALLEL", False))
-        make_raw = module.raw_parallel_env if self.parallel else module.raw_env
-        self.raw = make_raw(render_mode=render_mode, **env_kwargs)
+        self.parallel = spec.simultaneous
+        self.raw = spec.raw_env(render_mode=render_mode, **env_kwargs)
         if illegal_action not in ("penalize", "raise"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
         self.illegal_action = illegal_action

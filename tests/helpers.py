@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 
 import numpy as np
 
+from snack_envs import specs
+
 
 def env_module(name: str):
-    return importlib.import_module(f"snack_envs.{name}")
+    return specs.get(name).entry_points()
 
 
 def is_parallel(name: str) -> bool:
-    return bool(getattr(env_module(name), "IS_PARALLEL", False))
+    return specs.get(name).simultaneous
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -140,3 +141,28 @@ def play_first_legal(env, seed: int) -> tuple[bool, dict]:
         _, _, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         done = terminated or truncated
     return terminated, info
+
+
+def option_sets(game_class) -> list[dict]:
+    """Option sets that reach every rule a game declares, derived from its `options` (no game named):
+    the defaults and every combination of its on/off options (modules), then, with every on/off option
+    on, each other value of each choice option, and each bound of each numeric option (a float's
+    midpoint instead of its lowest value, which can make games very long)."""
+    import itertools
+
+    options = game_class.options
+    switches = [name for name, opt in options.items() if isinstance(opt.default, bool)]
+    sets = [dict(zip(switches, values)) for values in itertools.product((False, True), repeat=len(switches))]
+    all_on = dict.fromkeys(switches, True)
+    for name, opt in options.items():
+        if opt.choices is not None:
+            sets += [{**all_on, name: value} for value in opt.choices if value != opt.default]
+        elif not isinstance(opt.default, bool):
+            values = (opt.low, opt.high) if isinstance(opt.default, int) else ((opt.low + opt.high) / 2,)
+            sets += [{**all_on, name: value} for value in values if value != opt.default]
+    return [{k: v for k, v in s.items() if v != options[k].default} for s in sets]
+
+
+def player_counts(name: str, most: int = 5) -> list[int]:
+    game = specs.get(name).rules_class
+    return list(range(game.min_players, min(game.max_players, most) + 1))

@@ -12,6 +12,7 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import snack_envs
+from snack_envs import specs
 from snack_envs.core.game import ConfigError, IllegalActionError
 from tests.helpers import (
     env_module,
@@ -19,6 +20,7 @@ from tests.helpers import (
     parallel_masked_seed_test,
     play_aec,
     play_parallel,
+    player_counts,
     random_joint,
     random_legal,
     trajectory_digest,
@@ -27,11 +29,6 @@ from tests.helpers import (
 ENVS = list(snack_envs.ENV_NAMES)
 TURN_BASED = [n for n in ENVS if not is_parallel(n)]
 PARALLEL = [n for n in ENVS if is_parallel(n)]
-
-
-def player_counts(name: str) -> list[int]:
-    game = env_module(name).raw_env().game_class
-    return list(range(game.min_players, min(game.max_players, 5) + 1))
 
 
 @pytest.mark.parametrize("name", ENVS)
@@ -145,20 +142,47 @@ def test_illegal_and_out_of_range_actions_raise_and_change_nothing(name):
         assert json.dumps(env.state_dict(), sort_keys=True) == before
 
 
+def same_step(ours, theirs) -> None:
+    """Two AEC envs agree on everything an agent loop reads."""
+    assert ours.agent_selection == theirs.agent_selection and ours.agents == theirs.agents
+    for field in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    if ours.agents:
+        (obs1, *rest1), (obs2, *rest2) = ours.last(), theirs.last()
+        assert rest1 == rest2
+        assert all(np.array_equal(obs1[k], obs2[k]) for k in ("observation", "action_mask"))
+
+
 @pytest.mark.parametrize("name", TURN_BASED)
-def test_public_env_ends_the_game_on_an_illegal_move(name):
-    env = env_module(name).env()
-    env.reset(seed=5)
-    agent = env.agent_selection
-    illegal = np.flatnonzero(env.observe(agent)["action_mask"] == 0)
-    if not len(illegal):
-        pytest.skip("every action legal in this position")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        env.step(int(illegal[0]))
-    assert all(env.terminations.values())
-    assert env._cumulative_rewards[agent] == -1
-    assert all(r == 0 for a, r in env._cumulative_rewards.items() if a != agent)
+def test_public_env_behaves_as_pettingzoos_wrapper_chain_also_after_an_illegal_move(name):
+    from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+    module = env_module(name)
+    for illegal_at in (0, 3, None):
+        ours = module.env()
+        theirs = OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(module.raw_env(), -1)))
+        ours.reset(seed=5)
+        theirs.reset(seed=5)
+        rng = np.random.default_rng(5)
+        steps = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for agent in ours.agent_iter(max_iter=60):
+                same_step(ours, theirs)
+                obs, _, term, trunc, _ = ours.last()
+                illegal = np.flatnonzero(obs["action_mask"] == 0)
+                if term or trunc:
+                    action = None
+                elif steps == illegal_at and len(illegal):
+                    action = int(illegal[0])
+                else:
+                    action = random_legal(obs["action_mask"], rng)
+                ours.step(action)
+                theirs.step(action)
+                steps += 1
+            same_step(ours, theirs)
+        if illegal_at is not None:
+            assert not ours.agents, "an illegal move ends the episode"
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
@@ -172,6 +196,24 @@ def test_truncation_at_the_game_length_bound(name):
         steps += 1
     assert steps == 4 and all(env.truncations.values())
     assert all(r == 0 for r in env._cumulative_rewards.values())
+    assert all(not env.observe(agent)["action_mask"].any() for agent in env.possible_agents)  # nobody may act
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_a_plain_reset_continues_the_seeded_random_stream(name):
+    """reset(seed) seeds the env's one generator; a later reset() without a seed draws on from it, so a
+    run of episodes is reproducible from its first seed and its episodes differ."""
+
+    def episodes(env) -> list[str]:
+        out = []
+        for seed in (3, None, None):
+            env.reset(seed=seed)
+            out.append(json.dumps(env.state_dict(), sort_keys=True))
+        return out
+
+    first = episodes(specs.get(name).raw_env())
+    assert episodes(specs.get(name).raw_env()) == first
+    assert len(set(first)) == 3, "a plain reset repeated the seeded game instead of drawing on"
 
 
 @pytest.mark.parametrize("name", TURN_BASED)
@@ -253,15 +295,19 @@ def test_declared_facts_hold(name):
         assert env.action_space(agent).n == env.num_actions
         assert env.observation_space(agent)["observation"].shape == (env.encoder.layout.size,)
         assert env.max_steps == game_cls.default_max_steps(n) > 0
+        finished = 0
         for seed in range(3):
             if is_parallel(name):
-                play_parallel(module.raw_parallel_env(num_players=n), seed)
-                game = None
+                env = module.raw_parallel_env(num_players=n)
+                play_parallel(env, seed)
             else:
                 play_aec(env, seed)
-                game = env.game
-            if game is not None and game.game_over:
+            game = env.game
+            if game.game_over:
+                finished += 1
                 assert all(low <= s <= high for s in game.scores()), (game.scores(), game.score_range)
+                assert game.winners() and all(0 <= w < n for w in game.winners())
+        assert finished, "no random game ended: the facts above went unchecked"
 
 
 # --- simultaneous envs: the same checks through the parallel API ---------------------------------
@@ -413,3 +459,20 @@ def test_parallel_reward_modes(name):
         assert sum(rewards.values()) == 0
         rounds += result is not None
     assert rounds >= 1
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_turn_based_game_takes_joint_actions_from_its_one_seat_to_act(name):
+    game = specs.get(name).raw_env().game_class(2, np.random.default_rng(4))
+    twin = game.copy()
+    seat = game.current_player
+    assert game.players_to_act() == [seat]
+    action = game.legal_actions()[-1]
+    before = game.to_json()
+    for bad in ({seat: action, (seat + 1) % 2: action}, {(seat + 1) % 2: action}, {}):
+        with pytest.raises(IllegalActionError, match="one action for each seat to act"):
+            game.apply_joint(bad)
+        assert game.to_json() == before
+    game.apply_joint({seat: action})
+    twin.apply(action)
+    assert game == twin

@@ -17,7 +17,9 @@ from typing import Any
 
 import yaml
 
+from snack_envs import specs
 from snack_envs.core.game import ConfigError
+
 
 def _config_dir() -> Path:
     """configs/ of the source tree, or the copy a non-editable install puts under share/."""
@@ -82,7 +84,7 @@ SCHEMA: dict[str, Any] = {
     "seed": _num(0, 2**31 - 1, integer=True),
     "timesteps": _num(1, 10**9, integer=True),
     "n_envs": _num(1, 256, integer=True),
-    "vec_env": _choice("dummy", "subproc"),
+    "vec_env": _choice("dummy", "subproc", "batched"),
     "torch_threads": _num(1, 64, integer=True),
     "algo": {
         "learning_rate": _num(0, 1),
@@ -198,6 +200,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     if sum(weights) <= 0:
         raise ConfigError("opponents: the random, heuristic and self weights must not all be 0")
     _check_env(config["env"])
+    if config["vec_env"] == "batched" and not specs.get(config["env"]["name"]).batched:
+        raise ConfigError(f"vec_env=batched: {config['env']['name']} has no batched engine yet (use dummy or subproc)")
     if config["algo"].get("policy") == "grid" and grid_spec(config["env"]["name"]) is None:
         raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
     return config
@@ -205,11 +209,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 def grid_spec(env_name: str) -> dict | None:
     """The game's map layout for `algo.policy: grid` (its observation module's GRID), or None."""
-    import importlib
-
-    from snack_envs.agents import game_package
-
-    return getattr(importlib.import_module(game_package(env_name) + ".observation"), "GRID", None)
+    return getattr(specs.get(env_name).module("observation"), "GRID", None)
 
 
 def _required(config):
@@ -226,10 +226,6 @@ def _required(config):
 
 def _check_env(env_cfg: dict) -> None:
     """Build the env once so that a bad game option or player count fails at load time."""
-    import snack_envs
-
-    if env_cfg["name"] not in snack_envs.ENV_NAMES:
-        raise ConfigError(f"env.name={env_cfg['name']!r} is not one of {list(snack_envs.ENV_NAMES)}")
-    snack_envs.make(
-        env_cfg["name"], num_players=env_cfg["num_players"], reward=env_cfg["reward"], **env_cfg.get("options", {})
-    )
+    if env_cfg["name"] not in specs.ENV_NAMES:
+        raise ConfigError(f"env.name={env_cfg['name']!r} is not one of {list(specs.ENV_NAMES)}")
+    specs.get(env_cfg["name"]).raw_env(num_players=env_cfg["num_players"], reward=env_cfg["reward"], **env_cfg.get("options", {}))

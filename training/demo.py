@@ -6,31 +6,28 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 
-import numpy as np
-
-import snack_envs
+from snack_envs import specs
+from snack_envs.agents import RandomPolicy
+from snack_envs.core.rollout import play as play_episode
 
 
 def play(name: str, games: int, seed: int, progress) -> dict:
-    module = importlib.import_module(f"snack_envs.{name}")
-    env = module.env()
-    rng = np.random.default_rng(seed)
+    """`games` games of random legal play: each agent's share of the wins (ties split), agent steps, truncated games."""
+    env = specs.get(name).raw_env()
+    policies = {a: RandomPolicy() for a in env.possible_agents}
     wins = {a: 0.0 for a in env.possible_agents}
     steps = truncated = 0
+
+    def count(env, actions) -> None:
+        nonlocal steps
+        steps += len(actions or ())  # one step an agent's move, as in the AEC view
+
     for g in range(games):
-        env.reset(seed=seed + g)
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                truncated += trunc
-                wins[agent] += info.get("winner", False) / max(1, sum(i.get("winner", False) for i in env.infos.values()))
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
+        result = play_episode(env, policies, seed=seed + g, watch=count)
+        truncated += result["truncated"]
+        for s in result["winners"] or ():
+            wins[env.seat_agents[s]] += 1 / len(result["winners"])
         progress()
     return {"wins": wins, "steps": steps, "truncated": truncated}
 
@@ -44,9 +41,9 @@ def main(argv=None) -> None:
         from tqdm import tqdm
     except ImportError:  # the envs-only install has no tqdm
         tqdm = None
-    bar = tqdm(total=args.games * len(snack_envs.ENV_NAMES), desc="games", unit="game") if tqdm else None
+    bar = tqdm(total=args.games * len(specs.ENV_NAMES), desc="games", unit="game") if tqdm else None
     rows = []
-    for name in snack_envs.ENV_NAMES:
+    for name in specs.ENV_NAMES:
         result = play(name, args.games, args.seed, bar.update if bar else (lambda: None))
         rows.append((name, result))
     if bar:

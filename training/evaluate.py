@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import itertools
 import json
 import math
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
+from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
+from snack_envs.core.rollout import Watcher, play
+from training.replay import Replay
 
 Z95 = 1.959963984540054
 
@@ -48,39 +49,25 @@ def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float, fl
     return mean, mean - half, mean + half
 
 
-def play_game(env_name: str, policies: list[Policy], seed: int, on_frame: Callable | None = None, **env_kwargs) -> dict:
-    """One game with `policies[seat]` in each seat (seat 0 starts). Returns scores and winners by seat."""
-    module = importlib.import_module(f"snack_envs.{env_name}")
-    for i, policy in enumerate(policies):
-        policy.reset(seed * 97 + i)
-    if getattr(module, "IS_PARALLEL", False):
-        raw = module.raw_parallel_env(shuffle_seats=False, **env_kwargs)
-        observations, _ = raw.reset(seed=seed)
-        seat = {a: i for i, a in enumerate(raw.possible_agents)}
-        while raw.agents:
-            if on_frame:
-                on_frame(raw)
-            actions = {
-                a: policies[seat[a]].act(observations[a]["observation"], observations[a]["action_mask"]) for a in raw.agents
-            }
-            observations, *_ = raw.step(actions)
-    else:
-        raw = module.raw_env(shuffle_seats=False, **env_kwargs)
-        raw.reset(seed=seed)
-        seat = {a: i for i, a in enumerate(raw.possible_agents)}
-        while not (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
-            if on_frame:
-                on_frame(raw)
-            agent = raw.agent_selection
-            obs = raw.observe(agent)
-            raw.step(policies[seat[agent]].act(obs["observation"], obs["action_mask"]))
-    if on_frame:
-        on_frame(raw)
-    game = raw.game
-    finished = game.game_over
-    scores = game.scores() if finished else [0.0] * game.num_players
-    winners = game.winners() if finished else list(range(game.num_players))
-    return {"scores": scores, "winners": winners, "finished": finished}
+def play_game(env_name: str, policies: list[Policy], seed: int, watch: Watcher | None = None, **env_kwargs) -> dict:
+    """One game with `policies[seat]` in each seat (seat 0 starts, seats not shuffled), played by
+    `snack_envs.core.rollout.play` (which resets each policy, and calls `watch(env, actions)`).
+    Returns scores and winners by seat; an unfinished (truncated) game scores 0 for all, all winners."""
+    env = specs.get(env_name).raw_env(shuffle_seats=False, **env_kwargs)
+    result = play(env, dict(zip(env.possible_agents, policies)), seed=seed, watch=watch)
+    if not result["finished"]:
+        n = env.game.num_players
+        return {"scores": [0.0] * n, "winners": list(range(n)), "finished": False}
+    return {"scores": result["scores"], "winners": result["winners"], "finished": True}
+
+
+def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **env_kwargs) -> Path:
+    """Play `lineup` (one policy per seat) and write every position the spectator sees to `path`
+    (training.replay: a GIF for a .gif path, else text)."""
+    replay = Replay(path, [f"seat {s} ({p.name})" for s, p in enumerate(lineup)])
+    result = play_game(env_name, lineup, seed, watch=lambda env, actions: replay.snap(env), **env_kwargs)
+    header = f"{env_name}, seed {seed}: " + ", ".join(f"seat {s} {p.name}" for s, p in enumerate(lineup))
+    return replay.save(header, f"scores by seat: {result['scores']}; winners: {result['winners']}")
 
 
 def head_to_head(
@@ -260,8 +247,6 @@ def main(argv=None) -> None:
         for p in write_outputs(results, args.out):
             print("wrote", p)
     if args.replay:
-        from training.replay import record_game
-
         lineup = [agents[args.agents[s % 2]] for s in range(args.num_players)]
         print("wrote", record_game(args.env, lineup, args.seed, args.replay, num_players=args.num_players))
 

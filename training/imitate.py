@@ -20,18 +20,17 @@ arbitrary first, and a prediction counts as right anywhere in it.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 
 from snack_envs.agents import heuristic_policy
 
 
-def collect(config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
-    """The heuristic's decisions in `games` games of the training env (see the module docstring)."""
-    from training.train import SelfPlayEnv
-
+def collect(env, config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
+    """The heuristic's decisions in `games` games of `env`, the training env (a SingleAgentEnv), which
+    this closes (see the module docstring)."""
     env_cfg = config["env"]
-    env = SelfPlayEnv(config)
     teacher = heuristic_policy(env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
     gamma = config["algo"]["gamma"]
     best_actions = getattr(teacher, "best_actions", None)
@@ -110,13 +109,14 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
     return {"samples": n, "loss": total_loss / n, "accuracy": correct / n}
 
 
-def kickstart(model, config: dict) -> dict | None:
-    """Clone the heuristic into a fresh model when the config asks for it; the stats, or None."""
+def kickstart(model, config: dict, make_env: Callable) -> dict | None:
+    """Clone the heuristic into a fresh model when the config asks for it, in games of `make_env()`
+    (the training env); the stats, or None."""
     settings = config.get("imitation") or {}
     if not settings.get("games"):
         return None
     started = time.time()
-    data = collect(config, settings["games"], seed=config["seed"] + 7_000_000)
+    data = collect(make_env(), config, settings["games"], seed=config["seed"] + 7_000_000)
     stats = clone(model, data, settings["epochs"], seed=config["seed"])
     stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
     print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "

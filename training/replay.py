@@ -1,29 +1,36 @@
-"""Record one game between agents as a replay file: an animated GIF of the table (.gif, needs Pillow),
-or a text log of every position (any other suffix, e.g. .txt)."""
+"""Replay files: the positions of one game as the spectator sees them, written as an animated GIF of
+the table (a .gif path, needs Pillow) or a text log of every position (any other suffix, e.g. .txt).
+
+`snack-eval --replay` (training.evaluate.record_game) and `snack-play --replay` write them.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from snack_envs.agents import Policy
-from training.evaluate import play_game
+from typing import Sequence
 
 
-def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **env_kwargs) -> Path:
-    """Play `lineup` (one policy per seat) and write every position the spectator sees to `path`."""
-    path = Path(path)
-    frames: list = []
-    names = [f"seat {s} ({p.name})" for s, p in enumerate(lineup)]
-    gif = path.suffix.lower() == ".gif"
-    if gif:
-        from snack_envs.core.picture import draw_game
+class Replay:
+    """Collects a game's frames for `path`: `snap(env)` after the reset and every step, then `save()`.
+    `names` label the seats (default: the env's agent names by seat)."""
 
-    def on_frame(env):
-        frames.append(draw_game(env.game, None, names) if gif else env.game.render_text(names=names))
+    def __init__(self, path: str | Path, names: Sequence[str] | None = None):
+        self.path = Path(path)
+        self.names = names
+        self.gif = self.path.suffix.lower() == ".gif"
+        self.frames: list = []
 
-    result = play_game(env_name, lineup, seed, on_frame=on_frame, **env_kwargs)
-    header = f"{env_name}, seed {seed}: " + ", ".join(f"seat {s} {p.name}" for s, p in enumerate(lineup))
-    return save_frames(frames, path, header, f"scores by seat: {result['scores']}; winners: {result['winners']}")
+    def snap(self, env) -> None:
+        names = self.names or env.seat_agents
+        if self.gif:
+            from snack_envs.core.picture import draw_game
+
+            self.frames.append(draw_game(env.game, None, names))
+        else:
+            self.frames.append(env.game.render_text(names=names))
+
+    def save(self, header: str = "", footer: str = "") -> Path:
+        return save_frames(self.frames, self.path, header, footer)
 
 
 def save_frames(frames: list, path: Path, header: str = "", footer: str = "") -> Path:

@@ -4,7 +4,7 @@
 
 The bar (issue 6), measured with seats alternated:
 - head to head against the heuristic: the lower end of the 95% Wilson interval
-  of the win rate (ties 1/2) above 0.5; for Snack Time (`SCORE_BAR`) also a
+  of the win rate (ties 1/2) above 0.5; for Snack Time (its spec's `bar_compares_scores`) also a
   higher mean score than the heuristic's, 95% intervals not overlapping. (The
   issue asked Snack Time for the mean scores instead of the win rate, taking
   its players as not interacting; but by its rulebook the game ends for all
@@ -25,12 +25,12 @@ import shutil
 import time
 from pathlib import Path
 
+from snack_envs import specs
 from snack_envs.agents import RandomPolicy, heuristic_policy
 from snack_envs.checkpoints import load_policy, read_metadata, write_json_atomic
 from training.evaluate import head_to_head
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
-SCORE_BAR = {"snack_time_v0"}
 
 
 def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
@@ -57,7 +57,7 @@ def verdict(env_name: str, vs_heuristic: dict, vs_random: dict, heuristic_vs_ran
     """The bar applied to three head-to-head results (see the module docstring)."""
     beats_heuristic = vs_heuristic["win_rate_ci95"][0] > 0.5
     rule = "win rate vs heuristic: 95% Wilson lower bound > 0.5"
-    if env_name in SCORE_BAR:
+    if specs.get(env_name).bar_compares_scores:
         beats_heuristic = beats_heuristic and vs_heuristic["hero_mean_score_ci95"][1] > vs_heuristic["villain_mean_score_ci95"][2]
         rule += ", and a mean score above the heuristic's, 95% intervals not overlapping"
     beats_random = vs_random["win_rate"] >= heuristic_vs_random["win_rate"]

@@ -333,12 +333,14 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
     """PettingZoo's standard wrapper chain for classic games, fused into one layer.
 
     Same behaviour as TerminateIllegalWrapper(illegal_reward=-1) inside
-    AssertOutOfBoundsWrapper inside OrderEnforcingWrapper: calls out of order
-    are refused, an out-of-range action fails an assertion, and an illegal
-    move ends the game with -1 for the mover and 0 for everyone else (with
-    PettingZoo's warning). One layer instead of three, with the hot attributes
-    forwarded directly, because the three-layer chain spends most of a step
-    forwarding attribute lookups through `__getattr__`.
+    AssertOutOfBoundsWrapper inside OrderEnforcingWrapper, step for step
+    (tests/test_api.py plays both side by side): calls out of order are
+    refused, an out-of-range action fails an assertion, and an illegal move
+    ends the episode with PettingZoo's warning, -1 for the mover and 0 for
+    everyone else, every agent both terminated and truncated (as PettingZoo
+    sets them), infos unchanged. One layer instead of three, with the hot
+    attributes forwarded directly, because the three-layer chain spends most
+    of a step forwarding attribute lookups through `__getattr__`.
     """
 
     def __init__(self, env: TurnBasedEnv, illegal_reward: float = -1.0):
@@ -372,10 +374,9 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0.0
         raw.terminations = {a: True for a in raw.agents}
-        raw.truncations = {a: False for a in raw.agents}
+        raw.truncations = {a: True for a in raw.agents}
         raw.rewards = {a: 0.0 for a in raw.agents}
         raw.rewards[agent] = self._illegal_reward
-        raw.infos = {a: {"illegal_move_by": agent} for a in raw.agents}
         raw._accumulate_rewards()
         raw._deads_step_first()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -195,6 +195,31 @@ class Game:
         self._legal_cache.clear()
         self._apply(action, **outcomes)
 
+    def apply_joint(self, actions: Mapping[int, Any] | list, **outcomes) -> None:
+        """Apply one action per seat to act: a dict seat -> action, or a list by seat. Every game takes
+        this form, so one loop can drive turn-based and simultaneous games alike; in a turn-based game
+        only the player to act gives one. Raises IllegalActionError and changes nothing if a seat to act
+        has no action, a seat not to act has one, or an action is illegal."""
+        if self.game_over:
+            raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
+        given = dict(enumerate(actions)) if isinstance(actions, (list, tuple)) else dict(actions)
+        seats = self.players_to_act()
+        missing = [s for s in seats if s not in given]
+        extra = [s for s in given if s not in seats]
+        if missing or extra:
+            raise IllegalActionError(
+                f"{self.name}: one action for each seat to act {seats} is needed"
+                + (f"; missing seat(s) {missing}" if missing else "")
+                + (f"; seat(s) {extra} are not to act" if extra else "")
+            )
+        checked = {s: self.check_action(given[s], s) for s in seats}
+        self._legal_cache.clear()
+        self._apply_joint(checked, **outcomes)
+
+    def _apply_joint(self, actions: dict[int, int], **outcomes) -> None:
+        (action,) = actions.values()
+        self._apply(action, **outcomes)
+
     def _apply(self, action: int, **outcomes) -> None:
         raise NotImplementedError
 
@@ -264,11 +289,32 @@ class Game:
         """Same game, options and position; the rng state is not compared."""
         if type(other) is not type(self):
             return NotImplemented
-        mine, theirs = self.to_dict(), other.to_dict()
-        mine.pop("rng"), theirs.pop("rng")
-        return mine == theirs
+        return (self.num_players == other.num_players and self.config == other.config
+                and all(getattr(self, f) == getattr(other, f) for f in self.state_fields))
 
     __hash__ = None  # mutable
+
+
+class SimultaneousGame(Game):
+    """A game whose seats act at the same time: `apply_joint` checks every seat's action before
+    changing anything, then `_apply_joint` (each subclass's) resolves them together. A seat with
+    nothing to decide is given a no-op action by the game, so no mask is ever empty.
+
+    `current_player` stays -1; `is_to_act(p)` says which seats give an action
+    in the next joint step (by default every seat until the game ends)."""
+
+    def is_to_act(self, player: int) -> bool:
+        return not self.game_over and 0 <= player < self.num_players
+
+    def apply(self, action: int, player: int | None = None, **outcomes) -> None:
+        """A simultaneous game takes joint actions only: one seat's action alone is refused."""
+        raise IllegalActionError(f"{self.name} is simultaneous: give every seat's action to apply_joint")
+
+    def round_result(self) -> list[float] | None:
+        """Per-seat result of a round scored by the last joint step (+1 won, -1 lost, 0 tie), else None.
+
+        Games played over rounds override this to support reward="round"."""
+        return None
 
 
 def roll_dice(rng: np.random.Generator, count: int, sides: int = 6) -> list[int]:
@@ -277,11 +323,6 @@ def roll_dice(rng: np.random.Generator, count: int, sides: int = 6) -> list[int]
     One `rng.random` call: for a handful of dice it is several times faster
     than `rng.integers`, which matters in a step that rolls."""
     return [int(u * sides) + 1 for u in rng.random(count).tolist()]
-
-
-def seat_relative(seq: Sequence[Any], viewer: int) -> list[Any]:
-    """`seq` indexed by seat, reordered to start at `viewer` and go on in turn order."""
-    return list(seq[viewer:]) + list(seq[:viewer])
 
 
 def count_by(items: Sequence[int], size: int) -> list[int]:

@@ -1,9 +1,6 @@
 """The shared machinery for games in which the players act at the same time.
 
-`SimultaneousGame` is the rules-layer base: every seat in `players_to_act()`
-gives one action per step, and `apply_joint` checks them all before changing
-anything (a seat with nothing to decide is given a no-op action by the game, so
-no mask is ever empty). `SimultaneousEnv` is the PettingZoo ParallelEnv on top;
+Its rules-layer base is `core.game.SimultaneousGame`. `SimultaneousEnv` is the PettingZoo ParallelEnv on top;
 it reuses `SnackEnvBase` (keyword checks, seeding, seat shuffling, spaces,
 observations, final rewards, rendering) and adds what a parallel env needs:
 joint steps, truncation at the game-length bound, JSON snapshots, and a
@@ -34,50 +31,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
 from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
-from snack_envs.core.game import Game, IllegalActionError
-
-
-class SimultaneousGame(Game):
-    """A game whose seats act at the same time. Subclasses implement `_apply_joint`.
-
-    `current_player` stays -1; `is_to_act(p)` says which seats give an action
-    in the next joint step (by default every seat until the game ends)."""
-
-    def is_to_act(self, player: int) -> bool:
-        return not self.game_over and 0 <= player < self.num_players
-
-    def apply_joint(self, actions: Mapping[int, Any] | list, **outcomes) -> None:
-        """Check one action per seat to act (a dict seat -> action, or a list by seat) and apply them together.
-
-        Raises IllegalActionError and changes nothing if a seat to act has no
-        action, a seat not to act has one, or any action is illegal."""
-        if self.game_over:
-            raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
-        given = dict(enumerate(actions)) if isinstance(actions, (list, tuple)) else dict(actions)
-        seats = self.players_to_act()
-        missing = [s for s in seats if s not in given]
-        extra = [s for s in given if s not in seats]
-        if missing or extra:
-            raise IllegalActionError(
-                f"{self.name}: one action for each seat to act {seats} is needed"
-                + (f"; missing seat(s) {missing}" if missing else "")
-                + (f"; seat(s) {extra} are not to act" if extra else "")
-            )
-        checked = {s: self.check_action(given[s], s) for s in seats}
-        self._legal_cache.clear()
-        self._apply_joint(checked, **outcomes)
-
-    def _apply_joint(self, actions: dict[int, int], **outcomes) -> None:
-        raise NotImplementedError
-
-    def apply(self, action: int, player: int | None = None, **outcomes) -> None:
-        raise NotImplementedError(f"{self.name} is simultaneous: use apply_joint")
-
-    def round_result(self) -> list[float] | None:
-        """Per-seat result of a round scored by the last joint step (+1 won, -1 lost, 0 tie), else None.
-
-        Games played over rounds override this to support reward="round"."""
-        return None
+from snack_envs.core.game import IllegalActionError, SimultaneousGame
 
 
 class SimultaneousEnv(SnackEnvBase, ParallelEnv):

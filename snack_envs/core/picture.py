@@ -22,7 +22,6 @@ whatever the position, so the frames of an episode make a video.
 from __future__ import annotations
 
 import functools
-import importlib
 import unicodedata
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -291,8 +290,10 @@ def seat_names(game, names: Sequence[str] | None) -> list[str]:
 
 # --- the games' pictures -----------------------------------------------------------------------
 def picture_module(game_name: str):
-    """The module that draws a game: `snack_envs.<game>.picture` (the convention)."""
-    return importlib.import_module(f"snack_envs.{game_name}.picture")
+    """The module that draws a game (`<game>.picture`, found through its spec)."""
+    from snack_envs import specs
+
+    return specs.for_game(game_name).module("picture")
 
 
 def draw_game(game, viewer: int | None = None, names: Sequence[str] | None = None) -> "PILImage.Image":
@@ -381,22 +382,17 @@ class _Window:
 
 
 # --- docs images -------------------------------------------------------------------------------
-GAMES = ("snack_rabbits", "snack_wars", "snack_time", "speed_snacks")
-
-
-def write_docs(folder: str = "docs/images", games: Sequence[str] = GAMES) -> list[str]:
+def write_docs(folder: str = "docs/images", games: Sequence[str] | None = None) -> list[str]:
     """Write docs/images/<game>.png: each game's example position (`picture.example()`), spectator view."""
     from pathlib import Path
+
+    from snack_envs import specs
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in games:
-        try:
-            module = picture_module(name)
-        except ModuleNotFoundError:
-            print(f"skipped {name}: no picture module yet")
-            continue
+    for name in games or [spec.name for spec in specs.SPECS]:
+        module = picture_module(name)
         game, names = module.example()
         path = out / f"{name}.png"
         module.draw(game, None, names).save(path, optimize=True)
@@ -411,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Draw the games' pictures.")
     parser.add_argument("--write-docs", action="store_true", help="write docs/images/<game>.png")
     parser.add_argument("--folder", default="docs/images")
-    parser.add_argument("games", nargs="*", default=list(GAMES))
+    parser.add_argument("games", nargs="*", help="game names (default: every game)")
     args = parser.parse_args(argv)
     if not args.write_docs:
         parser.error("nothing to do: pass --write-docs")

@@ -16,20 +16,20 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 - Envs: RLlib's own wrappers around the public PettingZoo envs,
   `PettingZooEnv(<game>.env())` for turn-based games and
   `ParallelPettingZooEnv(<game>.parallel_env())` for simultaneous ones,
-  registered with Ray Tune as "snack_envs/<game>_v0" (`register_env`).
+  registered with Ray Tune as "snack_envs/<game>_v<N>" (`register_env`).
 - `MaskedPPOTorchRLModule`: RLlib's current `DefaultPPOTorchRLModule` built on
   the "observation" entry of the env's dict observation, with the logits of the
   actions that "action_mask" forbids pushed to the lowest float (RLlib's masking
   example subclasses the deprecated `PPOTorchRLModule` and expects the key
   "observations"; this module reads the keys named by `OBS_KEY` / `MASK_KEY`).
-- `PolicyRLModule`: a frozen module that plays one of the project's policies
-  ("random" or the game's "heuristic", `snack_envs.agents`).
+- `PolicyRLModule`: a frozen module that plays uniformly random legal moves
+  ("random") or the game's heuristic bot ("heuristic").
 - Self-play (`OpponentMapping`): each episode one random agent is played by the
   learner module "main"; every other agent draws, by the `opponents` weights,
   "random", "heuristic" or a frozen snapshot of the learner ("main_v1", ...,
-  added during training by `add_snapshot`). Until the first snapshot exists the
-  "self" weight goes to the heuristic (to "random" for a game without one),
-  as in `snack-train`'s SB3 backend. Only "main" is trained.
+  added during training by `add_snapshot`), with `snack_envs.opponents`, the
+  draw `snack-train`'s SB3 backend makes too (until the first snapshot exists
+  the "self" weight goes to the heuristic). Only "main" is trained.
 - A trained module is an RLlib checkpoint directory; `load_policy` restores it
   with `RLModule.from_checkpoint` (no running Ray needed) as a policy with the
   project's `act(observation, action_mask)` interface.
@@ -37,8 +37,6 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import zlib
 from pathlib import Path
 from typing import Any
@@ -54,7 +52,9 @@ from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, Petting
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env as _tune_register_env
 
-from snack_envs.agents import game_package, make_policy
+from snack_envs import specs
+from snack_envs.checkpoints import LogitsPolicy, masked_sample
+from snack_envs.opponents import OpponentMix
 
 LEARNER = "main"
 
@@ -62,10 +62,10 @@ LEARNER = "main"
 # --- envs -------------------------------------------------------------------------------------
 def make_multi_agent_env(env_name: str, **env_kwargs: Any):
     """RLlib's PettingZoo wrapper around the public env: AEC for turn-based games, parallel otherwise."""
-    module = importlib.import_module(f"snack_envs.{env_name}")
-    if getattr(module, "IS_PARALLEL", False):
-        return ParallelPettingZooEnv(module.parallel_env(**env_kwargs))
-    return PettingZooEnv(module.env(**env_kwargs))
+    spec = specs.get(env_name)
+    if spec.simultaneous:
+        return ParallelPettingZooEnv(spec.entry_points().parallel_env(**env_kwargs))
+    return PettingZooEnv(spec.entry_points().env(**env_kwargs))
 
 
 def _env_creator(env_name: str):
@@ -80,10 +80,6 @@ def register_env(env_name: str) -> str:
     env_id = f"snack_envs/{env_name}"
     _tune_register_env(env_id, _env_creator(env_name))
     return env_id
-
-
-def has_heuristic(env_name: str) -> bool:
-    return importlib.util.find_spec(game_package(env_name) + ".heuristic") is not None
 
 
 # --- modules ----------------------------------------------------------------------------------
@@ -132,18 +128,27 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
 
 class PolicyRLModule(RLModule):
-    """A frozen module playing one of the project's policies: model_config = {"policy": "random" | "heuristic",
-    "env_name", "num_players", "options"}. Never trained (keep it out of `policies_to_train`)."""
+    """A frozen module playing a fixed policy: model_config = {"policy": "random" | "heuristic", "env_name",
+    "num_players", "options"}: uniform over the legal actions, or the game's heuristic bot (`GameSpec.heuristic`).
+    Never trained (keep it out of `policies_to_train`)."""
 
     def setup(self):
         cfg = dict(self.model_config or {})
-        self.policy = make_policy(cfg["policy"], cfg["env_name"], cfg["num_players"], **cfg.get("options", {}))
+        self.policy = None
+        if cfg["policy"] == "heuristic":
+            self.policy = specs.get(cfg["env_name"]).heuristic(cfg["num_players"], **cfg.get("options", {}))
+        self.rng = np.random.default_rng()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.policy is None:  # uniform: the softmax of equal logits
+            return masked_sample(np.zeros(len(action_mask)), action_mask, self.rng)
+        return self.policy.act(observation, action_mask)
 
     def _forward(self, batch, **kwargs):
         obs = batch[Columns.OBS]
         observations = np.asarray(obs[MaskedPPOTorchRLModule.OBS_KEY])
         masks = np.asarray(obs[MaskedPPOTorchRLModule.MASK_KEY])
-        actions = [self.policy.act(o, m) for o, m in zip(observations, masks)]
+        actions = [self.act(o, m) for o, m in zip(observations, masks)]
         return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
 
     def _forward_train(self, batch, **kwargs):
@@ -152,41 +157,26 @@ class PolicyRLModule(RLModule):
 
 # --- self-play ----------------------------------------------------------------------------------
 class OpponentMapping:
-    """Agent -> module id for one episode (see the module docstring). Deterministic per episode id."""
+    """Agent -> module id for one episode (see the module docstring): one agent, drawn from the episode id,
+    is the learner; each other agent draws its opponent from `snack_envs.opponents.OpponentMix`, seeded by the
+    episode id and the agent, so that the mapping is stable within an episode."""
 
-    def __init__(self, agents: list[str], weights: dict[str, float], heuristic: bool, snapshots: tuple[str, ...] = ()):
+    def __init__(self, agents: list[str], mix: OpponentMix):
         self.agents = list(agents)
-        self.weights = {k: float(weights.get(k, 0.0)) for k in ("random", "heuristic", "self")}
-        self.heuristic = heuristic
-        self.snapshots = tuple(snapshots)
-        if self.weights["heuristic"] > 0 and not heuristic:
-            raise ValueError("this game has no heuristic opponent yet: give opponents.heuristic = 0")
-        if sum(self.weights.values()) <= 0:
-            raise ValueError("the opponent weights (random, heuristic, self) must not all be 0")
+        self.mix = mix
+
+    @property
+    def snapshots(self) -> tuple[str, ...]:
+        return self.mix.snapshots
 
     def with_snapshots(self, snapshots) -> "OpponentMapping":
-        return OpponentMapping(self.agents, self.weights, self.heuristic, tuple(snapshots))
-
-    def kinds(self) -> tuple[list[str], np.ndarray]:
-        w = self.weights
-        fallback = "heuristic" if self.heuristic else "random"
-        table = {"random": w["random"], "heuristic": w["heuristic"]}
-        if self.snapshots:
-            table["self"] = w["self"]
-        else:
-            table[fallback] += w["self"]
-        names = [k for k, v in table.items() if v > 0]
-        p = np.array([table[k] for k in names])
-        return names, p / p.sum()
+        return OpponentMapping(self.agents, self.mix.with_snapshots(snapshots))
 
     def __call__(self, agent_id, episode, **kwargs) -> str:
         key = zlib.crc32(str(episode.id_).encode())
         if agent_id == self.agents[key % len(self.agents)]:
             return LEARNER
-        rng = np.random.default_rng([key, zlib.crc32(str(agent_id).encode())])
-        names, p = self.kinds()
-        kind = names[int(rng.choice(len(names), p=p))]
-        return self.snapshots[int(rng.integers(len(self.snapshots)))] if kind == "self" else kind
+        return self.mix.draw(np.random.default_rng([key, zlib.crc32(str(agent_id).encode())]))
 
 
 def ppo_config(
@@ -211,22 +201,20 @@ def ppo_config(
     env_kwargs = {"num_players": num_players, "reward": reward, **(env_options or {})}
     probe = make_multi_agent_env(env_name, **env_kwargs)
     agents = list(probe.possible_agents)
-    heuristic = has_heuristic(env_name)
-    mapping = OpponentMapping(agents, opponents or {"random": 0.5, "self": 0.5}, heuristic, tuple(snapshots))
+    mapping = OpponentMapping(agents, OpponentMix(opponents or {"random": 0.5, "self": 0.5}, snapshots))
     fixed = {"env_name": env_name, "num_players": len(agents), "options": dict(env_options or {})}
     learner = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": list(net_arch)})
-    specs = {LEARNER: learner, "random": RLModuleSpec(module_class=PolicyRLModule, model_config={**fixed, "policy": "random"})}
-    if heuristic:
-        specs["heuristic"] = RLModuleSpec(module_class=PolicyRLModule, model_config={**fixed, "policy": "heuristic"})
-    for sid in snapshots:
-        specs[sid] = learner
+    modules = {LEARNER: learner}
+    for kind in ("random", "heuristic"):
+        modules[kind] = RLModuleSpec(module_class=PolicyRLModule, model_config={**fixed, "policy": kind})
+    modules.update((sid, learner) for sid in snapshots)
     return (
         PPOConfig()
         .environment(register_env(env_name), env_config=env_kwargs)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .learners(num_learners=0)
-        .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[LEARNER])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .multi_agent(policies=set(modules), policy_mapping_fn=mapping, policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
         .training(**training)
         .debugging(seed=seed)
     )
@@ -255,18 +243,12 @@ def add_snapshot(algo, max_snapshots: int | None = None) -> str:
 
 
 # --- inference without Ray ---------------------------------------------------------------------
-class RLModulePolicy:
+class RLModulePolicy(LogitsPolicy):
     """A masked RLModule as a project policy: `act(observation, action_mask) -> int` (argmax, or sampled)."""
 
     def __init__(self, module: RLModule, name: str = "rllib", deterministic: bool = True, seed: int | None = None):
+        super().__init__(name, deterministic, seed)
         self.module = module
-        self.name = name
-        self.deterministic = deterministic
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs = {
@@ -276,14 +258,6 @@ class RLModulePolicy:
         with torch.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})
         return out[Columns.ACTION_DIST_INPUTS][0].double().numpy()
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        logits = self.logits(observation, action_mask)
-        legal = np.flatnonzero(action_mask)
-        if self.deterministic:
-            return int(legal[np.argmax(logits[legal])])
-        p = np.exp(logits[legal] - logits[legal].max())
-        return int(legal[self.rng.choice(len(legal), p=p / p.sum())])
 
 
 def module_path(checkpoint: str | Path, module_id: str = LEARNER) -> Path:

@@ -21,17 +21,19 @@ Needs `pip install "snack-envs[torchrl]"`. `make_env` wraps the public env with
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from torchrl.envs import PettingZooWrapper
 
+from snack_envs import specs
+
 
 def make_env(env_name: str, seed: int | None = None, raw: bool = False, **env_kwargs: Any) -> PettingZooWrapper:
     """The game as a TorchRL env (see the module docstring); `env_kwargs` go to the game."""
-    module = importlib.import_module(f"snack_envs.{env_name}")
-    if getattr(module, "IS_PARALLEL", False):
-        env = (module.raw_parallel_env if raw else module.parallel_env)(**env_kwargs)
+    spec = specs.get(env_name)
+    if raw:
+        env = spec.raw_env(**env_kwargs)
     else:
-        env = (module.raw_env if raw else module.env)(**env_kwargs)
+        entry = spec.entry_points()
+        env = (entry.parallel_env if spec.simultaneous else entry.env)(**env_kwargs)
     return PettingZooWrapper(env, use_mask=True, categorical_actions=True, seed=seed)

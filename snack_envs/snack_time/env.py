@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 from snack_envs.core.env import TurnBasedEnv
+from snack_envs.snack_time.actions import DAMAGE_BASE, ENTRANCE_BASE, NUM_ACTIONS, PIPE_BASE
 from snack_envs.snack_time.observation import LAYOUT, SnackTimeEncoder
-from snack_envs.snack_time.rules import (
-    DAMAGE_BASE,
-    ENTRANCE_BASE,
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    PIPE_BASE,
-    SnackTime,
-)
+from snack_envs.snack_time.rules import MAX_PLAYERS, SnackTime
 
 DOC = f"""Snack Time (`snack_time_v0`): a roll-and-write, every player piping creatures to snacks on their own sheet.
 
@@ -25,7 +19,7 @@ DOC = f"""Snack Time (`snack_time_v0`): a roll-and-write, every player piping cr
 | Rewards | at the end; `reward="win"` +1/-1 (0 all round on a full tie, so always 0 solo), `reward="score"` score / {SnackTime.score_range[1]:g}, `reward="margin"` (score - best rival score) / the score range |
 | Final infos | `score`, `winner`, `seat`, `end` (the end conditions met), and `rank` in solo mode (the rulebook's table, +7 with Rat Snacks) |
 | Game-length bound | `max_steps` decisions, default 87 n + 5, which no game reaches (see the rules module) |
-| Options | `rat_snacks`, `advanced_entrances` (players choose the entrances), `advanced_traps` (traps shuffled back; a killed creature ends the game); all False by default |
+| Options | `rat_snacks`, `advanced_entrances` (players choose the entrances), `advanced_traps` (traps shuffled back; a killed creature ends the game); all False by default; `killed_when` (Advanced traps: `"all_slots"` default, all 4 trait slots crossed off; `"no_healthy_trait"`, its last uncrossed trait crossed off; not in the observation) |
 | Version | v0: first release |
 
 A round: traps (damage choices), the roll, then each seat in turn draws its 2

@@ -50,6 +50,7 @@ from snack_envs.snack_time.components import (
     NUM_CELLS,
     NUM_CREATURES,
     NUM_ENTRANCES,
+    NUM_PATTERNS,
     OPPOSITE,
     PATTERNS,
     PED_CONSEQUENCE,
@@ -63,7 +64,7 @@ from snack_envs.snack_time.components import (
     W,
 )
 from snack_envs.snack_time.observation import CREATURE_FEATURES, LAYOUT
-from snack_envs.snack_time.rules import DAMAGE_BASE, ENTRANCE_BASE, NUM_PATTERNS, PIPE_BASE, TRAIT_BASE
+from snack_envs.snack_time.actions import DAMAGE_BASE, ENTRANCE_BASE, PIPE_BASE, TRAIT_BASE
 
 SLICES = LAYOUT.slices
 ROW = SLICES["row"].start

@@ -8,20 +8,29 @@ sheet, the row and the dice are public; the deck's order is not encoded (only
 its size, its traps, and which pedestrians have not been turned over yet,
 which every player can count).
 
-Speed: an observation is computed at every step, and a step changes a few of
-its entries, so each seat keeps its last vector and rewrites only what changed:
-- the map, the dice (rolled and left to draw) and the one-hot turn entries are
-  compared at every call (the map as one int made of the rules' `map_bytes`,
-  then only the cells whose byte differs are rewritten);
-- the rest is looked at only when the rules' revision counters moved
-  (`SnackTime.revision` for what the seats share, `sheet_revisions[p]` for p's
-  sheet), and then by content: a block is rebuilt only if the content it
-  encodes differs from what it was built from. The shared blocks (marks,
-  table) and the opponents' summaries are built once per content and tagged
-  with a serial number, which tells a seat whether it holds the latest.
-Blocks are written through a memoryview from prebuilt float arrays; the caller
-gets a copy. After editing a game's state by hand, call `game.state_changed()`
-before encoding it again (see `SnackTime.state_changed`).
+Caches, and why they cannot go stale: an observation is computed at every
+step and a step changes a few of its entries, so each seat keeps its last
+vector and rewrites only the entries whose content changed. Every cache is
+keyed on the game state the encoder reads itself, at every call: a part is
+rewritten when the state it encodes differs from the copy kept of what the
+vector shows now, never because the rules said something changed (the rules
+keep nothing for the encoder). So any change of the state, by play, by hand
+or another game handed in, shows at the next call, and a new encoder gives
+the same vector as one that has encoded a thousand games. In order:
+- the map: the cells whose pipe, accepting sides (`SnackTime.accept`) or
+  connection to a creature (`wet`) differ from what the view shows;
+- the dice, the dice left to draw, and the one-hot turn entries;
+- the blocks the seats share (map marks, the table) and each seat's summary
+  (score, badges, snacks and traits per creature: the viewer's own score and
+  badges, and the opponents' blocks), built once per content in the encoder
+  and tagged with a serial number, which tells a seat whether it holds the
+  latest;
+- the viewer's creatures: a creature's entries are rebuilt only when its
+  traits, crossed traits, snacks or links differ.
+Blocks are written through a memoryview of the seat's vector, from prebuilt
+float arrays; the caller gets a copy. Pickling or copying an encoder keeps
+its settings and drops its caches (they hold memoryviews, and a fresh
+encoder encodes alike).
 """
 
 from __future__ import annotations
@@ -34,9 +43,7 @@ import numpy as np
 from snack_envs.core.layout import Field, ObservationLayout
 from snack_envs.snack_time.components import (
     BADGE,
-    BADGE_PENALTY,
     BADGES,
-    BADGES_PER_PENALTY,
     DAMAGE,
     E,
     FIRST_TRAP,
@@ -55,9 +62,8 @@ from snack_envs.snack_time.components import (
     TRAIT_SLOTS,
     W,
 )
-from snack_envs.snack_time.rules import (
-    CAN_TAKE_PIPE, ENTRANCE_BASE, MAX_PLAYERS, MAX_ROUNDS, NUM_PATTERNS, PIPE_BASE, REACHES_CREATURE, SnackTime,
-)
+from snack_envs.snack_time.actions import ENTRANCE_BASE, PIPE_BASE
+from snack_envs.snack_time.rules import MAX_PLAYERS, MAX_ROUNDS, NUM_PATTERNS, SnackTime
 
 OPPONENTS = MAX_PLAYERS - 1
 CREATURE_FEATURES = 15
@@ -108,7 +114,9 @@ LAYOUT = ObservationLayout(
 )
 
 
-# MAP_TABLE[byte of the rules' `map_bytes`] -> the 6 `own_map` channels of a cell.
+# A cell of the own_map block as one byte, its "map code": the pipe's openings | CAN_TAKE_PIPE |
+# REACHES_CREATURE; MAP_TABLE[code] -> the cell's 6 own_map entries.
+CAN_TAKE_PIPE, REACHES_CREATURE = 16, 32
 MAP_TABLE = np.array(
     [[b & N > 0, b & E > 0, b & S > 0, b & W > 0, b & CAN_TAKE_PIPE > 0, b & REACHES_CREATURE > 0] for b in range(64)],
     np.float32,
@@ -118,7 +126,7 @@ MAP_ROWS = tuple(array("f", row) for row in MAP_TABLE.tolist())  # the same, as 
 LINK_ROWS = tuple(array("f", [link >> k & 1 for k in range(NUM_ENTRANCES)]) for link in range(1 << NUM_ENTRANCES))
 MAP_END = LAYOUT.slices["own_map"].stop
 MARKS_END = LAYOUT.slices["map_marks"].stop
-OWN_START, CREATURES_END = LAYOUT.slices["own_creatures"].start, LAYOUT.slices["own_creatures"].stop
+OWN_START = LAYOUT.slices["own_creatures"].start
 BADGES_AT, SCORE_AT = LAYOUT.slices["own_badges"].start, LAYOUT.slices["own_score"].start
 DICE_START, TO_DRAW_START = LAYOUT.slices["dice"].start, LAYOUT.slices["own_to_draw"].start
 PHASE_START, TARGET_START = LAYOUT.slices["phase"].start, LAYOUT.slices["own_damage_target"].start
@@ -131,44 +139,44 @@ ROW_FEATURES = tuple(
     (PED_VALUE[c], *PED_NEEDS[c], PED_CONSEQUENCE[c] == BADGE, PED_CONSEQUENCE[c] == DAMAGE)
     for c in range(NUM_PEDESTRIANS)
 )
-
-
 HEAD_FEATURES = CREATURE_FEATURES - NUM_ENTRANCES  # a creature's entries before its links
-# Pack the table and opponent blocks (faster than array() from a list).
+# Pack the table and sheet summary blocks (faster than array() from a list).
 TABLE_STRUCT = struct.Struct(f"{TABLE_END - TABLE_START}f")
-OPPONENT_STRUCT = struct.Struct(f"{OPPONENT_FEATURES}f")
+SUMMARY_STRUCT = struct.Struct(f"{OPPONENT_FEATURES}f")
+
+
+def map_code(pipes: list[int], accept: list[int], wet: int, cell: int) -> int:
+    """The map code of a cell (see MAP_TABLE) from a sheet's pipes, accepting sides and wet cells."""
+    return pipes[cell] | (CAN_TAKE_PIPE if accept[cell] else 0) | (REACHES_CREATURE if wet >> cell & 1 else 0)
+
+
+def packed_block(packer: struct.Struct, values) -> array:
+    """`values` as a float32 array (through `packer`: faster than array() from a list)."""
+    block = array("f")
+    block.frombytes(packer.pack(*values))
+    return block
 
 
 class _SeatView:
-    """One seat's last observation, kept whole, and the content each of its parts was built from
-    (what the vector holds now: the template's zeros to begin with)."""
+    """One seat's last observation, kept whole, and copies of the state each of its parts shows
+    (the template's zeros to begin with)."""
 
-    __slots__ = ("buf", "mv", "map", "map_rows", "game", "revision", "sheets", "marks", "rat_bits", "sheet",
-                 "points", "rat_key", "rat_points", "badges", "score", "dice_traits", "dice_pipes", "traits_left",
-                 "pipes_left", "hot", "round", "ending", "table", "opponents")
+    __slots__ = ("buf", "mv", "map", "wet", "dice_traits", "dice_pipes", "traits_left", "pipes_left",
+                 "hot", "marks", "round", "ending", "table", "healthy", "crossed", "snacks", "links", "summaries")
 
     def __init__(self, template: np.ndarray, num_players: int):
         self.buf = template.copy()
         self.mv = memoryview(self.buf)  # entries and blocks are written through it (cheaper than numpy's indexing)
-        self.map = int.from_bytes(bytes(NUM_CELLS), "little")  # the map_bytes the own_map block shows, as an int
-        self.map_rows = self.buf[:MAP_END].reshape(NUM_CELLS, 6)
-        # The game, its `revision` and `sheet_revisions` the rest was last checked against.
-        self.game: SnackTime | None = None
-        self.revision = -1
-        self.sheets: list[int] = []
-        self.marks = self.table = -1  # serial of the shared block held
-        self.rat_bits = 0  # the cells with rats in the marks held, as bits
-        # The creatures block's content: links, healthy, crossed, snacks (copies of the creatures'),
-        # and each creature's points; None for a creature not written yet.
-        self.sheet = tuple([None] * NUM_CREATURES for _ in range(4))
-        self.points = [0] * NUM_CREATURES
-        self.rat_key: tuple | None = None
-        self.rat_points = 0
-        self.badges = self.score = self.round = self.ending = 0
+        self.map = self.wet = 0  # the map shown (see `_write_map`) and its wet cells
         self.dice_traits, self.dice_pipes = [], []  # the dice the dice entries show (none: zeros)
         self.traits_left, self.pipes_left = [0, 0, 0], [0, 0, 0]  # the own_to_draw entries
         self.hot = (-1, -1, -1)  # the phase, own_damage_target and to_act entries set to 1 (-1: none)
-        self.opponents = [-1] * num_players  # serial of the opponent block held, by relative seat
+        self.marks = self.table = -1  # serial of the shared block held
+        self.round = self.ending = 0
+        # The creatures shown: traits, crossed traits, snacks (copies; None: not written yet), links.
+        self.healthy, self.crossed, self.snacks = [None] * NUM_CREATURES, [None] * NUM_CREATURES, [None] * NUM_CREATURES
+        self.links = [0] * NUM_CREATURES
+        self.summaries = [-1] * num_players  # serial of the sheet summary held, by relative seat (0: own)
 
 
 class SnackTimeEncoder:
@@ -176,6 +184,7 @@ class SnackTimeEncoder:
 
     def __init__(self, num_players: int, config: dict):
         self.num_players = num_players
+        self.config = dict(config)
         self.rat_snacks = config["rat_snacks"]
         self.template = LAYOUT.pack(
             {
@@ -183,20 +192,28 @@ class SnackTimeEncoder:
                 "seated": [1.0] * num_players + [0.0] * (MAX_PLAYERS - num_players),
             }
         )
-        # Each seat's last vector and what its parts were built from (see the module docstring). The
-        # caches below are keyed by the content they encode, so they serve any games in any order.
+        # Each seat's last vector and what its parts show (see the module docstring). The caches below
+        # are keyed by the content they encode, so they serve any games in any order.
         self._views = [_SeatView(self.template, num_players) for _ in range(num_players)]
         self._serial = 0
         self._marks: tuple = (None, None, None, -1, 0)  # (rats, entrances, block, serial, cells with rats as bits)
         self._table: tuple = (None, None, None, None, -1)  # (row, deck, trap_spots, block, serial)
-        # By seat: (badges, wet cells with rats, rats serial, healthy, snacks, block, serial).
-        self._opponents: list[tuple] = [(None,) * 7] * num_players
-        self._heads: dict[tuple, tuple] = {}  # creature content -> (its first HEAD_FEATURES entries, points)
+        # By seat: ((healthy, snacks, badges, wet cells with rats, marks serial), block, serial).
+        self._summaries: list[tuple] = [(None, None, -1)] * num_players
+        self._heads: dict[tuple, array] = {}  # creature content -> its first HEAD_FEATURES entries
+
+    def __getstate__(self) -> dict:
+        """Pickled and copied without the caches (they hold memoryviews; a fresh encoder encodes alike)."""
+        return {"num_players": self.num_players, "config": self.config}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["num_players"], state["config"])
 
     def _next_serial(self) -> int:
         self._serial += 1
         return self._serial
 
+    # --- blocks, built once per content ------------------------------------------------------------------
     def encode_marks(self, game: SnackTime) -> None:
         """Build the map_marks block (rats and entrances) of `game` into the cache: it changes at most
         once a round."""
@@ -223,57 +240,73 @@ class SnackTimeEncoder:
                 traps += 1
         values += unseen
         values += (len(game.deck), traps)
-        block = memoryview(TABLE_STRUCT.pack(*values)).cast("f")
+        block = packed_block(TABLE_STRUCT, values)
         self._table = (list(game.row), list(game.deck), list(game.trap_spots), block, self._next_serial())
 
-    def encode_creature(self, have: list[int], lost: list[int], eaten: list[int]) -> tuple[array, int]:
-        """A creature's entries but its links (traits, crossed traits, open slots, snacks, their
-        value, satisfaction) and its points (snacks + satisfaction)."""
-        value = sum([PED_VALUE[card] for card in eaten]) if eaten else 0
+    def encode_creature(self, have: list[int], lost: list[int], eaten: list[int]) -> array:
+        """A creature's entries but its links: traits, crossed traits, open slots, snacks, their
+        value, satisfaction."""
+        value = sum([PED_VALUE[card] for card in eaten])
         key = (*have, *lost, len(eaten), value)
         head = self._heads.get(key)
         if head is None:
-            traits = have[0] + have[1] + have[2]
-            satisfaction = len(eaten) * traits
-            open_slots = TRAIT_SLOTS - traits - lost[0] - lost[1] - lost[2]
-            entries = [*have, *lost, open_slots, len(eaten), value, satisfaction]
-            head = self._heads[key] = (array("f", entries), value + satisfaction)
+            traits = sum(have)
+            entries = [*have, *lost, TRAIT_SLOTS - traits - sum(lost), len(eaten), value, len(eaten) * traits]
+            head = self._heads[key] = array("f", entries)
         return head
 
-    def encode_opponent(self, game: SnackTime, p: int, rats_serial: int, rat_bits: int) -> tuple[memoryview, int]:
-        """Build opponent p's score and sheet summary into the cache: [score, badges, snacks per
-        creature, traits per creature]; return it and its serial. With Rat Snacks, `rats_serial` and
-        `rat_bits` are the marks block's serial and the cells holding rats (the rats on wet cells
-        count in the score); else both are 0."""
+    def encode_summary(self, game: SnackTime, p: int, marks_serial: int, rat_bits: int) -> None:
+        """Build seat p's summary into the cache: [score, badges, snacks per creature, traits per
+        creature]. With Rat Snacks, `marks_serial` and `rat_bits` are the marks block's serial and
+        the cells holding rats (the rats on cells that reach a creature count in the score); else
+        both are 0. The cache keeps the content it was made of (see `_write_summaries`)."""
         (h0, h1, h2, h3), (e0, e1, e2, e3) = game.healthy[p], game.snacks[p]
-        block = memoryview(OPPONENT_STRUCT.pack(
+        block = packed_block(SUMMARY_STRUCT, (
             game.score(p), game.badges[p], len(e0), len(e1), len(e2), len(e3), sum(h0), sum(h1), sum(h2), sum(h3),
-        )).cast("f")
-        serial = self._next_serial()
-        self._opponents[p] = (
-            game.badges[p], game.wet[p] & rat_bits, rats_serial, [list(h) for h in game.healthy[p]],
-            [list(e) for e in game.snacks[p]], block, serial,
-        )
-        return block, serial
+        ))
+        content = ([h0[:], h1[:], h2[:], h3[:]], [e0[:], e1[:], e2[:], e3[:]], game.badges[p], game.wet[p] & rat_bits,
+                   marks_serial)
+        self._summaries[p] = (content, block, self._next_serial())
 
+    # --- the vector --------------------------------------------------------------------------------------
     def encode(self, game: SnackTime, seat: int) -> np.ndarray:
-        n = self.num_players
         view = self._views[seat]
+        self._write_map(view, game.pipes[seat], game.accept[seat], game.wet[seat])
+        self._write_turn(view, game, seat)
+        marks_serial, rat_bits = self._write_shared(view, game)
+        if not self.rat_snacks:
+            marks_serial = rat_bits = 0  # the rats count for nothing
+        self._write_creatures(view, game.healthy[seat], game.crossed[seat], game.snacks[seat], game.links[seat])
+        self._write_summaries(view, game, seat, marks_serial, rat_bits)
+        return view.buf.copy()
+
+    def _write_map(self, view: _SeatView, pipes: list[int], accept: list[int], wet: int) -> None:
+        """own_map: the cells whose pipe, accepting sides or wetness differ from what the view shows."""
+        # A byte a cell: the pipe's openings, its accepting sides << 4 (each at most 15).
+        shown = int.from_bytes(bytearray(pipes), "little") | int.from_bytes(bytearray(accept), "little") << 4
+        if shown == view.map and wet == view.wet:
+            return
+        cells = wet ^ view.wet  # the cells to rewrite, as bits
+        changed = shown ^ view.map
+        while changed:
+            cell = ((changed & -changed).bit_length() - 1) >> 3  # a byte that changed
+            changed &= ~(0xFF << (cell << 3))
+            cells |= 1 << cell
+        view.map, view.wet = shown, wet
+        if cells.bit_count() > 16:  # a new game, say: the whole block in one lookup
+            codes = [map_code(pipes, accept, wet, cell) for cell in range(NUM_CELLS)]
+            MAP_TABLE.take(codes, 0, view.buf[:MAP_END].reshape(NUM_CELLS, 6))
+            return
         mv = view.mv
-        # own_map: the cells whose byte in the rules' `map_bytes` changed (a step changes a few).
-        map_bytes = game.map_bytes[seat]
-        held = int.from_bytes(map_bytes, "little")
-        changed = held ^ view.map
-        if changed:
-            view.map = held
-            if changed.bit_count() > 16:  # a new game, say: the whole block in one lookup
-                MAP_TABLE.take(np.frombuffer(map_bytes, np.uint8), 0, view.map_rows)
-            else:
-                while changed:
-                    cell = ((changed & -changed).bit_length() - 1) >> 3
-                    mv[cell * 6:cell * 6 + 6] = MAP_ROWS[map_bytes[cell]]
-                    changed &= ~(0xFF << (cell << 3))
-        # dice, own_to_draw, phase, own_damage_target, to_act: the entries most steps change.
+        while cells:
+            low = cells & -cells
+            cells ^= low
+            cell = low.bit_length() - 1
+            mv[cell * 6:cell * 6 + 6] = MAP_ROWS[map_code(pipes, accept, wet, cell)]
+
+    def _write_turn(self, view: _SeatView, game: SnackTime, seat: int) -> None:
+        """dice, own_to_draw, phase, own_damage_target, to_act: the entries most steps change."""
+        mv = view.mv
         dice_traits, dice_pipes = game.dice_traits, game.dice_pipes
         if dice_traits != view.dice_traits or dice_pipes != view.dice_pipes:
             view.dice_traits, view.dice_pipes = list(dice_traits), list(dice_pipes)
@@ -296,13 +329,12 @@ class SnackTimeEncoder:
             phase = game.phase
             target_at = -1
             if phase == "place":
-                left = game.traits_left[actor]
-                phase_at = PHASE_START + (2 if left[0] or left[1] or left[2] else 3)
+                phase_at = PHASE_START + (2 if any(game.traits_left[actor]) else 3)
             else:
                 phase_at = PHASE_START + PHASE_INDEX[phase]
                 if actor == seat and phase != "entrance":
                     target_at = TARGET_START + game.pending[seat][0]
-            hot = (phase_at, target_at, TO_ACT_START + (actor - seat) % n)
+            hot = (phase_at, target_at, TO_ACT_START + (actor - seat) % self.num_players)
         if hot != view.hot:
             for old, new in zip(view.hot, hot):
                 if old != new:
@@ -311,91 +343,66 @@ class SnackTimeEncoder:
                     if new >= 0:
                         mv[new] = 1
             view.hot = hot
-        # The rest changes only with the rules' revisions (most pipe placements leave them).
-        sheets = game.sheet_revisions
-        held_sheets = view.sheets if view.game is game else None  # None: check every sheet
-        if held_sheets is not None and view.revision == game.revision:
-            if held_sheets == sheets:
-                return view.buf.copy()
-            marks_serial, rat_bits = view.marks, view.rat_bits  # the marks, dice, round and table held still hold
-        else:
-            view.game, view.revision = game, game.revision
-            # map_marks: shared by the seats.
+
+    def _write_shared(self, view: _SeatView, game: SnackTime) -> tuple[int, int]:
+        """map_marks, round, last_round and the table; returns the marks' serial and the cells with rats."""
+        mv = view.mv
+        rats, entrances, block, marks_serial, rat_bits = self._marks
+        if rats != game.rats or entrances != game.entrances:
+            self.encode_marks(game)
             rats, entrances, block, marks_serial, rat_bits = self._marks
-            if rats != game.rats or entrances != game.entrances:
-                self.encode_marks(game)
-                rats, entrances, block, marks_serial, rat_bits = self._marks
-            if view.marks != marks_serial:
-                mv[MAP_END:MARKS_END] = block
-                view.marks, view.rat_bits = marks_serial, rat_bits
-                if self.rat_snacks:
-                    held_sheets = None  # the rats count in every score
-            # round, last_round.
-            if game.round != view.round:
-                mv[ROUND_AT] = view.round = game.round
-            if game.ending != view.ending:
-                mv[LAST_ROUND_AT] = view.ending = int(game.ending)
-            # The table: shared by the seats.
+        if view.marks != marks_serial:
+            mv[MAP_END:MARKS_END] = block
+            view.marks = marks_serial
+        if game.round != view.round:
+            mv[ROUND_AT] = view.round = game.round
+        if game.ending != view.ending:
+            mv[LAST_ROUND_AT] = view.ending = int(game.ending)
+        row, deck, traps_lying, block, serial = self._table
+        if row != game.row or deck != game.deck or traps_lying != game.trap_spots:
+            self.encode_table(game)
             row, deck, traps_lying, block, serial = self._table
-            if row != game.row or deck != game.deck or traps_lying != game.trap_spots:
-                self.encode_table(game)
-                row, deck, traps_lying, block, serial = self._table
-            if view.table != serial:
-                mv[TABLE_START:TABLE_END] = block
-                view.table = serial
-        view.sheets = list(sheets)
-        if not self.rat_snacks:
-            marks_serial = rat_bits = 0  # the rats count for nothing
-        if held_sheets is None or held_sheets[seat] != sheets[seat]:
-            # own_creatures: only the creatures whose content changed.
-            healthy, crossed, snacks = game.healthy[seat], game.crossed[seat], game.snacks[seat]
-            links = game.links[seat]
-            held_links, held_healthy, held_crossed, held_snacks = view.sheet
-            if held_healthy != healthy or held_crossed != crossed or held_snacks != snacks:
-                for c in range(NUM_CREATURES):
-                    have, lost, eaten = healthy[c], crossed[c], snacks[c]
-                    if held_healthy[c] != have or held_crossed[c] != lost or held_snacks[c] != eaten:
-                        start = OWN_START + c * CREATURE_FEATURES
-                        mv[start:start + HEAD_FEATURES], view.points[c] = self.encode_creature(have, lost, eaten)
-                        held_healthy[c], held_crossed[c], held_snacks[c] = list(have), list(lost), list(eaten)
-            if held_links != links:
-                for c in range(NUM_CREATURES):
-                    if held_links[c] != links[c]:
-                        held_links[c] = link = links[c]
-                        start = OWN_START + c * CREATURE_FEATURES + HEAD_FEATURES
-                        mv[start:start + NUM_ENTRANCES] = LINK_ROWS[link]
-            # own_badges, own_score.
-            points = view.points
-            badges = game.badges[seat]
-            score = points[0] + points[1] + points[2] + points[3] - badges // BADGES_PER_PENALTY * BADGE_PENALTY
-            if self.rat_snacks:  # the rats on cells that reach a creature
-                rat_key = (game.wet[seat] & rat_bits, marks_serial)
-                if view.rat_key != rat_key:
-                    view.rat_key, view.rat_points = rat_key, game.rat_points(seat)
-                score += view.rat_points
-            if badges != view.badges:
-                mv[BADGES_AT] = view.badges = badges
-            if score != view.score:
-                mv[SCORE_AT] = view.score = score
-        # The opponents, seat-relative: those whose sheet changed.
-        if n > 1:
-            held = view.opponents
-            opponents = self._opponents
-            for r in range(1, n):
-                p = (seat + r) % n
-                if held_sheets is not None and held_sheets[p] == sheets[p]:
-                    continue
-                badges, wet, rats, healthy, snacks, block, serial = opponents[p]
-                if (
-                    badges != game.badges[p] or healthy != game.healthy[p] or snacks != game.snacks[p]
-                    or rats != marks_serial or wet != game.wet[p] & rat_bits
-                ):
-                    block, serial = self.encode_opponent(game, p, marks_serial, rat_bits)
-                if held[r] != serial:
+        if view.table != serial:
+            mv[TABLE_START:TABLE_END] = block
+            view.table = serial
+        return marks_serial, rat_bits
+
+    def _write_creatures(self, view: _SeatView, healthy: list, crossed: list, snacks: list, links: list) -> None:
+        """own_creatures: only the creatures whose traits, crossed traits, snacks or links changed."""
+        mv = view.mv
+        if view.healthy != healthy or view.crossed != crossed or view.snacks != snacks:
+            for c in range(NUM_CREATURES):
+                have, lost, eaten = healthy[c], crossed[c], snacks[c]
+                if view.healthy[c] != have or view.crossed[c] != lost or view.snacks[c] != eaten:
+                    start = OWN_START + c * CREATURE_FEATURES
+                    mv[start:start + HEAD_FEATURES] = self.encode_creature(have, lost, eaten)
+                    view.healthy[c], view.crossed[c], view.snacks[c] = list(have), list(lost), list(eaten)
+        if view.links != links:
+            for c in range(NUM_CREATURES):
+                if view.links[c] != links[c]:
+                    view.links[c] = link = links[c]
+                    start = OWN_START + c * CREATURE_FEATURES + HEAD_FEATURES
+                    mv[start:start + NUM_ENTRANCES] = LINK_ROWS[link]
+
+    def _write_summaries(self, view: _SeatView, game: SnackTime, seat: int, marks_serial: int, rat_bits: int) -> None:
+        """own_badges and own_score from the viewer's sheet summary, and the opponents' summaries,
+        seat-relative; a summary is rebuilt when the content it was made of changed, and written
+        when the view does not hold it (its serial)."""
+        n = self.num_players
+        healthy, snacks, badges, wet = game.healthy, game.snacks, game.badges, game.wet
+        for r in range(n):
+            p = (seat + r) % n
+            content, block, serial = self._summaries[p]
+            if content != (healthy[p], snacks[p], badges[p], wet[p] & rat_bits, marks_serial):
+                self.encode_summary(game, p, marks_serial, rat_bits)
+                content, block, serial = self._summaries[p]
+            if view.summaries[r] != serial:
+                view.summaries[r] = serial
+                if r == 0:
+                    view.mv[SCORE_AT], view.mv[BADGES_AT] = block[0], block[1]
+                else:
                     start = OPPONENTS_START + (r - 1) * OPPONENT_FEATURES
-                    mv[start:start + OPPONENT_FEATURES] = block
-                    held[r] = serial
-        return view.buf.copy()
+                    view.mv[start:start + OPPONENT_FEATURES] = block
 
 
 # The map as planes for a convolutional policy (snack_envs.networks.GridPolicy): the cell-major

@@ -41,6 +41,7 @@ from snack_envs.snack_time.components import (
     cell_name,
 )
 from snack_envs.snack_time.rules import SnackTime
+from snack_envs.snack_time.text import decision_str, event_str
 
 CREATURE_COLOURS = ((136, 84, 180), (34, 150, 140), (226, 120, 40), (214, 70, 130))
 TRAIT_COLOURS = ((60, 120, 200), (238, 232, 210), (160, 70, 160))
@@ -81,7 +82,7 @@ def _status(game: SnackTime, names) -> str:
         return f"round {game.round}: game over"
     p = game.current_player
     last = " (last round)" if game.ending else ""
-    return f"round {game.round}{last}: {names[p]} to {game._decision_str()}"
+    return f"round {game.round}{last}: {names[p]} to {decision_str(game)}"
 
 
 # --- the shared table -------------------------------------------------------------------------------
@@ -272,7 +273,7 @@ def _footer(game: SnackTime, names) -> str:
             text += f" ({game.solo_rank(0)})"
         return text + (f" - {reasons}" if reasons else "")
     if game.events:
-        return "This round: " + "; ".join(game._event_str(e, names) for e in game.events[-4:])
+        return "This round: " + "; ".join(event_str(e, names) for e in game.events[-4:])
     return "Blue pipes reach a creature; each creature snacks on the pedestrians at the entrances its pipes reach."
 
 

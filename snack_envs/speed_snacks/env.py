@@ -8,11 +8,11 @@ from snack_envs.core.parallel import SimultaneousEnv
 from snack_envs.speed_snacks.observation import LAYOUT, SpeedSnacksEncoder
 from snack_envs.speed_snacks.rules import NUM_ACTIONS, SpeedSnacks
 
-DOC = f"""Speed Snacks (`speed_snacks_v0`): a real-time card race for 2 players, as a parallel env.
+DOC = f"""Speed Snacks (`speed_snacks_v1`): a real-time card race for 2 players, as a parallel env.
 
 | | |
 |---|---|
-| Import | `from snack_envs import speed_snacks_v0` |
+| Import | `from snack_envs import speed_snacks_v1` |
 | API | Parallel (`parallel_env()`, `raw_parallel_env()`); AEC view `env()`, `raw_env()` (PettingZoo's `parallel_to_aec`) |
 | Agents | `player_0`, `player_1`; seats shuffled by the seed (a seat only matters as the first round's starting player) |
 | Actions | `Discrete({NUM_ACTIONS})`, one space for every decision: 0 wait; 1..5 / 6 snack on customer pile i / new pile; 7..11 / 12 card on kitchen pile i / new pile; 13..17 / 18 Hurry-up on customer pile i / new pile; 19..23 slide under the Hurry-up of pile i; 24..29 snack on my XXL card j; 30 draw XXL; 31..36 take Dish of the Day s; 37..41 inspect opponent pile i; 42 keep Menus; 43 Menu: +1 point; 44..73 Menu: count kitchen top i as snack s (44 + 6 i + s); 74 Menu: toque |
@@ -20,9 +20,9 @@ DOC = f"""Speed Snacks (`speed_snacks_v0`): a real-time card race for 2 players,
 | Step | one tick: both players act at once; a seeded order resolves them (see `snack_envs.speed_snacks.rules`) |
 | Rewards | `reward="win"`: +1/-1 at the end of the game; `reward="round"`: +1/-1 to the winner/loser of each round (0 each on a tie) |
 | Game-length bound | `max_steps` ticks, default 3000 divided by the slower player's speed, then truncation (reward 0). At full speed a round lasts at most 90 * `idle_ticks` + 3 ticks whatever the players do; random play needs about 250 ticks a game |
-| Options | `health_department`, `dish_of_the_day`, `xxl`, `menu` (Modules 1-4, bools, default off, any combination); `speed_0`, `speed_1` (probability that player_0's / player_1's action goes through in a tick, 0.01..1, default 1); `idle_ticks` (the round ends when both wait this many ticks in a row, default 3); `kitchen_obs` (`"placed"` default: own kitchen as placed; `"sizes"`: pile sizes only, a memory task) |
+| Options | `health_department`, `dish_of_the_day`, `xxl`, `menu` (Modules 1-4, bools, default off, any combination); `speed_0`, `speed_1` (probability that player_0's / player_1's action goes through in a tick, 0.01..1, default 1); `idle_ticks` (the round ends when both wait this many ticks in a row, default 3); `kitchen_obs` (`"placed"` default: own kitchen as placed; `"sizes"`: pile sizes only, a memory task); Module 4 readings: `menu_fulfil` (`"held_longer"` default, `"newer"`: which Menu is fulfilled when either but not both can be) and `menu_tie_first` (`"starting_player"` default, `"other_player"`: who decides on Menu cards first when the points are tied); neither is in the observation |
 | Illegal actions | `raw_parallel_env()` raises IllegalActionError (state unchanged) for an illegal action, an agent not in the episode, or a missing agent; `parallel_env()` ends the game with -1 to each offender |
-| Version | v0: first release |
+| Version | v1: during Module 1's inspection the kitchens' top cards are still face down, so neither the opponent's tops nor the round's points are observed (nor own tops with `kitchen_obs="sizes"`); they show from the scoring step on. v0 (first release) showed them during the inspection and is retired: `speed_snacks_v0` raises an error naming v1 |
 
 The rules, and the readings chosen where the rulebook is silent, are in
 `snack_envs.speed_snacks.rules`; component assumptions in
@@ -37,7 +37,7 @@ Observation slices (me first, then the opponent):
 
 class SpeedSnacksEnv(SimultaneousEnv):
     __doc__ = DOC
-    env_name = "speed_snacks_v0"
+    env_name = "speed_snacks_v1"
     game_class = SpeedSnacks
     encoder_class = SpeedSnacksEncoder
     reward_modes = ("win", "round")

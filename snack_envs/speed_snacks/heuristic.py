@@ -30,7 +30,8 @@ an unfinished XXL card is worth XXL_STEP (three of them turn -3 into +3).
   keep track of it).
 - Waiting: only when the opponent placed nothing in the last tick and its lead
   is at least WAIT_LEAD points: if both keep waiting, the round ends.
-- Inspection: the opponent's pile with a cockroach on top, else the biggest.
+- Inspection: the opponent's biggest pile (its tops are still face down then,
+  so a bigger pile is all that promises more cockroaches; the first on a tie).
 - Menu cards: three for a toque when it can; else the cheapest choice (+1
   point, or one top counted as another snack) that turns the round into a win
   or a tie, allowing for what the opponent's fulfilled Menus can still do
@@ -116,10 +117,11 @@ class HeuristicPolicy:
     WAIT_LEAD = 4.0  # the lead at which it lets the round end when the opponent waits
     DISH_MATCHES = 3  # tops matching a Dish of the Day before it takes it
     DRAWS_FOR_XXL = 20.0  # expected own draws left in the round needed to draw an XXL card
-    ROACH_SHARE = 0.15  # expected cockroaches per hidden card of an opponent pile
 
-    def __init__(self, num_players: int = 2, kitchen_obs: str = "placed", **options):
+    def __init__(self, num_players: int = 2, kitchen_obs: str = "placed", menu_tie_first: str = "starting_player",
+                 **options):
         self.placed = kitchen_obs == "placed"
+        self.starter_first_on_a_tie = menu_tie_first == "starting_player"
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
@@ -159,7 +161,7 @@ class HeuristicPolicy:
         """The facts every decision uses, as attributes."""
         sizes = o["kitchen_sizes"]
         self.piles = sum(1 for s in sizes[:KITCHEN_PILES] if s)
-        if self.placed or not o["phase"][0]:  # face up at scoring
+        if self.placed or o["phase"][2]:  # face up at scoring (the Menu decisions)
             tops = [one_hot_index(o["my_kitchen_tops"][i * TOP_KINDS : (i + 1) * TOP_KINDS]) for i in range(self.piles)]
             self.tops = [COCKROACH if t == TOP_KINDS - 1 else t for t in tops]
         else:
@@ -279,14 +281,7 @@ class HeuristicPolicy:
     # --- scoring decisions ----------------------------------------------------------------------------
     def inspect(self, o: dict, legal: list[int]) -> int:
         sizes = o["kitchen_sizes"][KITCHEN_PILES:]
-        tops = o["opp_kitchen_tops"]
-
-        def expected_roaches(action: int) -> float:
-            i = action - INSPECT
-            roach_on_top = tops[i * TOP_KINDS + TOP_KINDS - 1]
-            return roach_on_top + (sizes[i] - roach_on_top) * self.ROACH_SHARE
-
-        return max(legal, key=expected_roaches)
+        return max(legal, key=lambda action: sizes[action - INSPECT])
 
     def menu_decision(self, o: dict, legal: list[int]) -> int:
         if MENU_TOQUE in legal:
@@ -294,7 +289,7 @@ class HeuristicPolicy:
         self.read(o)
         mine, theirs = o["round_points"]
         # Deciding first, I face what the opponent's fulfilled Menu cards can still add after me.
-        first = mine > theirs or mine == theirs and o["starting_player"][0]
+        first = mine > theirs or mine == theirs and o["starting_player"][0 if self.starter_first_on_a_tie else 1]
         held = o["menus_fulfilled"][1] if first else 0
         threat = (0, 1, max(self.orders))[min(held, 2)]
 

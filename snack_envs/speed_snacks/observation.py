@@ -2,14 +2,20 @@
 
 Own features come first, then the opponent's. Never encoded: the draw pile's
 order, the opponent's hand, the opponent's face-down cards (kitchen and XXL
-cards; their top kitchen cards only once they are turned face up at scoring),
-the opponent's Menu hand, and the XXL pile's order.
+cards; their top kitchen cards only once they are turned face up at scoring,
+which comes after Module 1's inspection), the opponent's Menu hand, the XXL
+pile's order, and the round's points before scoring (they depend on the
+opponent's face-down cards).
 
 The own kitchen has two modes (option `kitchen_obs`): "placed" shows the own
 kitchen and XXL cards as placed (a player remembers them); "sizes" shows only
 pile sizes, so a recurrent agent must remember what it placed. The vector has
 the same layout in both modes; the fields that "sizes" hides are zeros (the
 top cards show again at scoring, when they are face up).
+
+During Module 1's inspection the tops are still face down ("Before you carry
+out scoring, you must add the following step"; basic scoring starts by turning
+them face up), so the inspector chooses a pile by its size alone.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from snack_envs.speed_snacks.components import (
     XXL_CARDS,
     deck_counts,
 )
-from snack_envs.speed_snacks.rules import DRAW_XXL, INSPECTION, MENU, MODULES, PLAY, SpeedSnacks
+from snack_envs.speed_snacks.rules import DRAW_XXL, INSPECTION, MENU, MODULES, PLAY, SpeedSnacks, tops_face_up
 
 MAX_CARDS = sum(deck_counts(True))  # 81
 NUM_XXL = len(XXL_CARDS)
@@ -54,14 +60,14 @@ LAYOUT = ObservationLayout(
         Field("kitchen_sizes", 2 * KITCHEN_PILES, MAX_CARDS,
               "cards in each kitchen pile, mine then the opponent's (0: no pile)"),
         Field("my_kitchen_tops", KITCHEN_PILES * TOP_KINDS, 1,
-              "my top kitchen cards one-hot (6 snacks, cockroach); 'sizes' mode: only at scoring (face up)"),
+              "my top kitchen cards one-hot (6 snacks, cockroach); 'sizes' mode: only once face up (scoring, after the inspection)"),
         Field("my_kitchen_contents", KITCHEN_PILES * TOP_KINDS, COPIES_PER_SNACK,
               "'placed' mode: my kitchen piles' cards by kind (6 snacks, cockroach); 0 in 'sizes' mode"),
         Field("opp_kitchen_tops", KITCHEN_PILES * TOP_KINDS, 1,
-              "at scoring: the opponent's face-up top cards, one-hot"),
+              "once face up (scoring, after the inspection): the opponent's top cards, one-hot"),
         Field("toques", 2, TOQUES_TO_WIN, "toques, me first"),
         Field("starting_player", 2, 1, "the round's starting player, one-hot, me first"),
-        Field("round_points", 2, MAX_POINTS, "at scoring: points so far this round, me first (0 in play)", MIN_POINTS),
+        Field("round_points", 2, MAX_POINTS, "once the tops are face up: points so far this round, me first (0 in play and inspection)", MIN_POINTS),
         Field("penalties", 2, 10, "Module 1: cockroach points found by the inspections, me first"),
         Field("dishes_left", NUM_SNACKS, 1, "Module 2: Dish-of-the-Day cards still on the table"),
         Field("dishes_taken", 2 * NUM_SNACKS, 1, "Module 2: dish taken this round, one-hot, mine then the opponent's"),
@@ -143,7 +149,7 @@ class SpeedSnacksEncoder:
     def encode(self, game: SpeedSnacks, me: int) -> np.ndarray:
         opp = 1 - me
         phase = game.phase
-        scoring = phase != PLAY
+        scoring = tops_face_up(phase)
         placed = self.placed
         decider = game.menu_order[0] if phase == MENU else -1
         hand = game.hands[me]

@@ -7,7 +7,7 @@ A seat's view shows exactly what its observation encodes
 - kitchen cards lie face down: the opponent's piles show only their sizes;
   its own show their top card and what they hold by kind (no order) with
   `kitchen_obs="placed"`, only sizes with `"sizes"`; every top card shows at
-  scoring, when they are turned face up;
+  scoring, when they are turned face up (after Module 1's inspection);
 - customer piles show their top snack (or the snack under a Hurry-up), not
   how many cards lie below;
 - its own XXL cards (`"placed"`: their snack and matching cards) and Menu
@@ -34,7 +34,7 @@ from snack_envs.speed_snacks.components import (
     MENUS,
     TOQUES_TO_WIN,
 )
-from snack_envs.speed_snacks.rules import INSPECTION, MENU, PLAY, SpeedSnacks, top_snack
+from snack_envs.speed_snacks.rules import INSPECTION, MENU, PLAY, SpeedSnacks, top_snack, tops_face_up
 
 SNACK_COLOURS = (
     (238, 120, 110),  # sushi
@@ -139,7 +139,7 @@ def _draw_seat(c: Canvas, game: SpeedSnacks, p: int, y: int, viewer, names) -> N
     spectator = viewer is None
     mine = viewer == p
     placed = game.config["kitchen_obs"] == "placed"
-    scoring = game.phase != PLAY
+    scoring = tops_face_up(game.phase)
     starts = " (starts the round)" if game.starting_player == p else ""
     title = f"{names[p]}{starts}"
     top = c.panel(MARGIN, y, WIDTH - 2 * MARGIN, SEAT_H, title, viewer=mine)
@@ -263,7 +263,7 @@ def _draw_middle(c: Canvas, game: SpeedSnacks, viewer, names) -> None:
               outline=HURRY_COLOUR, radius=4)
     c.text(ix, top + 44, f"both waited {game.idle}/{game.config['idle_ticks']} ticks", 12, INK)
     line = top + 64
-    if game.phase != PLAY:
+    if game.phase != PLAY and (tops_face_up(game.phase) or viewer is None):
         points = game.round_points()
         c.text(ix, line, f"points: {names[0]} {points[0]}, {names[1]} {points[1]}", 12, ACTIVE, max_width=x + w - ix - 10)
         line += 18

@@ -66,9 +66,21 @@ Readings chosen where the rulebook is silent:
   whether or not anything was placed on them (an empty one is -3).
 - Module 4: a Menu is fulfilled by two face-up top kitchen cards of its
   snacks (a cockroach fulfils nothing); both Menus need four separate cards.
-  When only one of the two can be fulfilled, the one held longer is. Fulfilled
-  Menus are kept (face up, public) until given up. "In case of a tie" the
-  starting player of the round decides first and the other player after.
+  Fulfilled Menus are kept (face up, public) until given up.
+- Module 4, two readings the rulebook leaves open, each a DEFAULT with an
+  option:
+  - `menu_fulfil`: when either Menu alone but not both can be fulfilled, the
+    rulebook lets the player choose. DEFAULT "held_longer": the one held
+    longer is fulfilled; "newer": the one drawn last. The choice changes no
+    points in this scoring, only which card stays in hand for later rounds,
+    so it is not a decision here: a decision would add actions and a phase to
+    every module set's spaces.
+  - `menu_tie_first`: "The player who ... has more points must decide first
+    ...; then the other player, after them (in case of a tie, the player who
+    was not the starting player of the round)". DEFAULT "starting_player":
+    the parenthesis names who decides *after*, so on a tie the starting
+    player decides first; "other_player": the parenthesis names who decides
+    first.
   Giving up 2 changes one top snack card (not a cockroach) for the rest of
   this scoring, Dish of the Day included.
 - Toques: a toque taken with 3 Menus counts at once. When both players have 5
@@ -84,8 +96,7 @@ from typing import Sequence
 
 import numpy as np
 
-from snack_envs.core.game import ConfigError, Option
-from snack_envs.core.parallel import SimultaneousGame
+from snack_envs.core.game import ConfigError, Option, SimultaneousGame
 from snack_envs.speed_snacks.components import (
     COCKROACH,
     CUSTOMER_PILES,
@@ -140,6 +151,12 @@ XXL_PLACE_ACTIONS = tuple(tuple(XXL_PLACE + j for j in range(n)) for n in range(
 PLAY, INSPECTION, MENU, OVER = "play", "inspection", "menu", "over"
 PHASES = (PLAY, INSPECTION, MENU)
 
+
+def tops_face_up(phase: str) -> bool:
+    """Whether the kitchens' top cards lie face up: from the scoring step on, not during play or
+    Module 1's inspection, which the rulebook adds *before* scoring turns them face up."""
+    return phase == MENU or phase == OVER
+
 MODULES = ("health_department", "dish_of_the_day", "xxl", "menu")
 
 
@@ -165,8 +182,9 @@ def xxl_points(snack: int, stack: list[int]) -> int:
     return XXL_BONUS if len(stack) == XXL_TARGET and all(c == snack for c in stack) else XXL_PENALTY
 
 
-def fulfilled_menus(hand: list[int], tops: list[int]) -> list[int]:
-    """Which Menu cards of `hand` the face-up kitchen cards `tops` fulfil (both need 4 separate cards)."""
+def fulfilled_menus(hand: list[int], tops: list[int], prefer: str = "held_longer") -> list[int]:
+    """Which Menu cards of `hand` (held longest first) the face-up kitchen cards `tops` fulfil (both need
+    4 separate cards); when either one alone can be, `prefer` picks (option `menu_fulfil`)."""
     have = [0] * NUM_KINDS
     for card in tops:
         have[card] += 1
@@ -176,7 +194,7 @@ def fulfilled_menus(hand: list[int], tops: list[int]) -> list[int]:
             need[snack] += 1
     if all(have[s] >= need[s] for s in range(NUM_SNACKS)):
         return list(hand)
-    for menu in hand:  # only one can be: the one held longer (first in hand)
+    for menu in (hand if prefer == "held_longer" else hand[::-1]):
         a, b = MENUS[menu]
         if have[a] and have[b]:
             return [menu]
@@ -185,7 +203,7 @@ def fulfilled_menus(hand: list[int], tops: list[int]) -> list[int]:
 
 class SpeedSnacks(SimultaneousGame):
     name = "speed_snacks"
-    version = 0
+    version = 1
     min_players = max_players = default_players = 2
     score_range = (0.0, float(TOQUES_TO_WIN))  # toques
     options = {
@@ -196,6 +214,15 @@ class SpeedSnacks(SimultaneousGame):
         "speed_0": Option(1.0, "probability that seat 0's action goes through in a tick of play", low=0.01, high=1.0),
         "speed_1": Option(1.0, "probability that seat 1's action goes through in a tick of play", low=0.01, high=1.0),
         "idle_ticks": Option(3, "the round ends when both players wait this many ticks in a row", low=1, high=100),
+        "menu_fulfil": Option(
+            "held_longer", "Module 4, when either Menu but not both can be fulfilled: which one is "
+            "(DEFAULT 'held_longer'; 'newer': the one drawn last)", choices=("held_longer", "newer"),
+        ),
+        "menu_tie_first": Option(
+            "starting_player", "Module 4, points tied: who decides on Menu cards first "
+            "(DEFAULT 'starting_player'; 'other_player': the round's other player)",
+            choices=("starting_player", "other_player"),
+        ),
         "kitchen_obs": Option(
             "placed", "own kitchen in the observation: 'placed' (as placed) or 'sizes' (pile sizes only)",
             choices=("placed", "sizes"),
@@ -451,15 +478,18 @@ class SpeedSnacks(SimultaneousGame):
         """Top cards are face up now: fulfil Menus, then let Menu holders decide, leader first."""
         if self.config["menu"]:
             for p in (0, 1):
-                done = fulfilled_menus(self.menu_hands[p], [pile[-1] for pile in self.kitchens[p]])
+                done = fulfilled_menus(self.menu_hands[p], [pile[-1] for pile in self.kitchens[p]],
+                                       self.config["menu_fulfil"])
                 for menu in done:
                     self.menu_hands[p].remove(menu)
                     self.menus_fulfilled[p].append(menu)
             points = self.round_points()
             if points[0] != points[1]:
                 first = 0 if points[0] > points[1] else 1
-            else:
+            elif self.config["menu_tie_first"] == "starting_player":
                 first = self.starting_player
+            else:
+                first = 1 - self.starting_player
             self.menu_order = [p for p in (first, 1 - first) if self.menus_fulfilled[p]]
             if self.menu_order:
                 self.phase = MENU
@@ -660,7 +690,7 @@ class SpeedSnacks(SimultaneousGame):
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         """The table; with a `viewer` seat, what that player may not see is hidden."""
         names = list(names or ["seat 0", "seat 1"])
-        scoring = self.phase != PLAY
+        face_up = tops_face_up(self.phase)
         status = {PLAY: "play", INSPECTION: "scoring: inspection", MENU: "scoring: Menu cards", OVER: "game over"}
         lines = [
             f"Speed Snacks, round {self.round}, tick {self.tick} ({status[self.phase]}). "
@@ -687,7 +717,7 @@ class SpeedSnacks(SimultaneousGame):
             hand_text = "-" if hand is None else (KIND_NAMES[hand] if sees else "a card")
             piles = []
             for pile in self.kitchens[p]:
-                shown = sees or scoring
+                shown = sees or face_up
                 top = KIND_NAMES[pile[-1]] if shown else "?"
                 piles.append(f"[{len(pile)}: {top}]")
             line = f"  {names[p]}: hand {hand_text} | kitchen {' '.join(piles) or 'empty'}"
@@ -701,7 +731,7 @@ class SpeedSnacks(SimultaneousGame):
                 hand_menus = ", ".join("/".join(SNACKS[s] for s in MENUS[m]) for m in held) if sees else f"{len(held)} cards"
                 line += f" | Menus: {hand_menus}; fulfilled {len(self.menus_fulfilled[p])}"
             lines.append(line)
-        if scoring and self.phase != OVER:
+        if self.phase != PLAY and self.phase != OVER and (face_up or viewer is None):
             points = self.round_points()
             lines.append(f"Points so far: {names[0]} {points[0]}, {names[1]} {points[1]}")
         if self.last_tick:

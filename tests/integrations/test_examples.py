@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import runpy
 import subprocess
@@ -41,7 +42,7 @@ def test_readme_shows_every_example_verbatim():
 
 def test_pettingzoo_example(capsys):
     out = run_in_process("pettingzoo", capsys)
-    returns = eval(out.split("returns:", 1)[1].splitlines()[0])
+    returns = ast.literal_eval(out.split("returns:", 1)[1].splitlines()[0])
     assert sorted(returns) == ["player_0", "player_1", "player_2"] and sorted(returns.values()) in ([-1.0, -1.0, 1.0], [0.0] * 3)
     assert "parallel env agents: ['player_0', 'player_1']" in out
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import snack_envs
+from snack_envs import specs
 
 pytest.importorskip("ray.rllib")
 torch = pytest.importorskip("torch")
@@ -25,9 +26,9 @@ from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec  # noqa: E
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv  # noqa: E402
 
 from snack_envs.integrations import rllib as integration  # noqa: E402
-from tests.helpers import is_parallel  # noqa: E402
-from training import rllib_train  # noqa: E402
+from training.backends import rllib as rllib_backend  # noqa: E402
 from training.config import load_config  # noqa: E402
+from snack_envs.opponents import OpponentMix  # noqa: E402
 
 ENVS = list(snack_envs.ENV_NAMES)
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -66,7 +67,7 @@ def sample_batch(name: str, n: int = 16, seed: int = 0):
 @pytest.mark.parametrize("name", ENVS)
 def test_rllibs_own_pettingzoo_wrappers_play_a_game(name):
     env = integration.make_multi_agent_env(name, num_players=2)
-    assert isinstance(env, ParallelPettingZooEnv if is_parallel(name) else PettingZooEnv)
+    assert isinstance(env, ParallelPettingZooEnv if specs.get(name).simultaneous else PettingZooEnv)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
     returns = dict.fromkeys(env.possible_agents, 0.0)
@@ -124,7 +125,7 @@ def test_policy_module_plays_the_projects_random_policy_legally():
 
 def test_opponent_mapping_one_learner_per_episode_and_weights():
     agents = ["player_0", "player_1", "player_2"]
-    mapping = integration.OpponentMapping(agents, {"random": 1.0, "heuristic": 1.0, "self": 2.0}, heuristic=True)
+    mapping = integration.OpponentMapping(agents, OpponentMix({"random": 1.0, "heuristic": 1.0, "self": 2.0}))
     counts: dict[str, int] = {}
     for i in range(600):
         modules = [mapping(a, fake_episode(i)) for a in agents]
@@ -138,22 +139,22 @@ def test_opponent_mapping_one_learner_per_episode_and_weights():
     opponents = [with_snaps(a, fake_episode(i)) for i in range(600) for a in agents]
     share = sum(o.startswith("main_v") for o in opponents) / 1200
     assert 0.4 < share < 0.6 and {"main_v1", "main_v2"} <= set(opponents)
-    no_heuristic = integration.OpponentMapping(agents, {"random": 0.0, "self": 1.0}, heuristic=False)
-    assert {no_heuristic(a, fake_episode(i)) for i in range(50) for a in agents} == {"main", "random"}
-    with pytest.raises(ValueError, match="no heuristic"):
-        integration.OpponentMapping(agents, {"heuristic": 1.0}, heuristic=False)
+    per_episode = [{with_snaps(a, fake_episode(i)) for a in agents} - {"main"} for i in range(200)]
+    assert any(len(drawn) == 2 for drawn in per_episode)  # each agent draws on its own
+    with pytest.raises(ValueError, match="must not all be 0"):
+        OpponentMix({"random": 0.0})
 
 
 def test_yaml_config_maps_onto_the_ppo_config():
     config = load_config(None, ["n_envs=4", "algo.n_steps=64", "algo.batch_size=32", "algo.learning_rate=1e-3"])
-    ppo = rllib_train.build_config(config)
+    ppo = rllib_backend.build_config(config)
     assert (ppo.lr, ppo.train_batch_size_per_learner, ppo.minibatch_size) == (1e-3, 256, 32)
     assert (ppo.num_epochs, ppo.gamma, ppo.lambda_, ppo.clip_param) == (
         config["algo"]["n_epochs"], config["algo"]["gamma"], config["algo"]["gae_lambda"], config["algo"]["clip_range"])
     assert (ppo.num_env_runners, ppo.num_envs_per_env_runner, ppo.num_learners) == (0, 4, 0)
     assert ppo.policies_to_train == ["main"] and ppo.seed == config["seed"]
     assert ppo.env == "snack_envs/snack_rabbits_v0" and ppo.env_config["num_players"] == 2
-    subproc = rllib_train.build_config(load_config(None, ["n_envs=3", "vec_env=subproc", "algo.batch_size=64"]))
+    subproc = rllib_backend.build_config(load_config(None, ["n_envs=3", "vec_env=subproc", "algo.batch_size=64"]))
     assert (subproc.num_env_runners, subproc.num_envs_per_env_runner) == (3, 1)
 
 
@@ -166,7 +167,7 @@ def test_snack_train_dispatches_to_rllib_with_the_address(monkeypatch, tmp_path,
         calls.append((config["env"]["name"], run_dir, resume, address))
         return {"checkpoint": str(run_dir / "final"), "evaluation": {}, "wall_time_s": 0.0, "timesteps": 1}
 
-    monkeypatch.setattr(rllib_train, "train", fake_train)
+    monkeypatch.setattr(rllib_backend, "train", fake_train)
     train_cli.main(["--backend", "rllib", "--address", "10.0.0.5:6379", "--run-dir", str(tmp_path)])
     assert calls == [("snack_rabbits_v0", tmp_path, False, "10.0.0.5:6379")]
 
@@ -184,9 +185,8 @@ def local_ray():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ENVS)
 def test_two_iterations_self_play_checkpoint_and_restore(name, local_ray, tmp_path):
-    heuristic = integration.has_heuristic(name)
     config = integration.ppo_config(
-        name, num_players=2, opponents={"random": 0.3, "heuristic": 0.3 if heuristic else 0.0, "self": 0.4},
+        name, num_players=2, opponents={"random": 0.3, "heuristic": 0.3, "self": 0.4},
         net_arch=(32, 32), seed=0, train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1,
     )
     algo = config.build_algo()
@@ -234,14 +234,14 @@ def test_snack_train_rllib_trains_evaluates_checkpoints_and_resumes(local_ray, t
     state = json.loads((run / "state.json").read_text())
     assert 256 <= state["timesteps"] < 256 + 8 and state["snapshots"] == ["main_v2"]  # RLlib may overshoot by an env or so
     meta = json.loads((run / "final.json").read_text())
-    assert meta["format"] == rllib_train.FORMAT and meta["env_name"] == "snack_rabbits_v0" and "ray" in meta["library_versions"]
+    assert meta["format"] == rllib_backend.FORMAT and meta["env_name"] == "snack_rabbits_v0" and "ray" in meta["library_versions"]
     assert set(meta["evaluation"]) == {"random", "heuristic"} and meta["evaluation"]["random"]["games"] == 4
     assert (run / "learning_curve.png").exists() and (run / "eval.csv").read_text().count("\n") == 4
 
     # Resume the run for one more iteration: the Algorithm (with its snapshot module) is restored.
     config = json.loads((run / "config.json").read_text())
     config["timesteps"] = 384
-    result = rllib_train.train(config, run, resume=True)
+    result = rllib_backend.train(config, run, resume=True)
     assert 384 <= result["timesteps"] < 384 + 8
     assert json.loads((run / "state.json").read_text())["snapshots"] == ["main_v3"]
 

@@ -13,7 +13,7 @@ from snack_envs.core import picture  # noqa: E402
 from snack_envs.core.picture import draw_game, to_array  # noqa: E402
 from tests.pictures import positions as P  # noqa: E402
 
-GAMES = [g for g in P.GAMES if f"{g}_v0" in snack_envs.ENV_NAMES]  # the games present in this checkout
+GAMES = P.GAMES
 
 
 def views(game, names):
@@ -63,10 +63,9 @@ def test_frames_of_a_game_have_one_size_and_follow_the_moves(name):
         frames.append(to_array(draw_game(game, None, names)).tobytes())
         if game.game_over:
             break
-        if hasattr(game, "apply_joint"):
-            game.apply_joint([int(rng.choice([a for a in game.legal_actions(p) if a] or [0])) for p in game.players_to_act()])
-        else:
-            game.apply(int(rng.choice(game.legal_actions())))
+        # Every game takes joint actions (turn-based: the one seat to act); action 0 is avoided where it
+        # can be, since Speed Snacks' "wait" would leave the picture unchanged.
+        game.apply_joint({p: int(rng.choice([a for a in game.legal_actions(p) if a] or [0])) for p in game.players_to_act()})
     assert len({len(f) for f in frames}) == 1
     assert len(set(frames)) == len(frames), "a move left the picture unchanged"
 
@@ -123,7 +122,6 @@ def _speed_variants(game):
     return variants
 
 
-@pytest.mark.skipif("speed_snacks" not in GAMES, reason="Speed Snacks not here yet")
 @pytest.mark.parametrize("kitchen_obs", ["placed", "sizes"])
 def test_a_seat_sees_no_card_its_observation_hides_and_the_spectator_sees_them_all(kitchen_obs):
     from snack_envs.speed_snacks.observation import SpeedSnacksEncoder
@@ -144,7 +142,6 @@ def test_a_seat_sees_no_card_its_observation_hides_and_the_spectator_sees_them_a
             )
 
 
-@pytest.mark.skipif("speed_snacks" not in GAMES, reason="Speed Snacks not here yet")
 def test_with_kitchen_obs_sizes_a_seat_sees_its_own_kitchen_only_as_pile_sizes():
     from tests.speed_snacks.scripted import DONER, FRIES, PIZZA, SUSHI
 
@@ -162,16 +159,18 @@ def test_with_kitchen_obs_sizes_a_seat_sees_its_own_kitchen_only_as_pile_sizes()
     assert not np.array_equal(*pictures["placed"])
 
 
-@pytest.mark.skipif("speed_snacks" not in GAMES, reason="Speed Snacks not here yet")
-def test_at_scoring_the_top_kitchen_cards_show_to_both_seats():
+def test_the_top_kitchen_cards_show_to_both_seats_at_scoring_not_during_the_inspection():
     from tests.speed_snacks.scripted import SUSHI
 
     game, names = P.position_speed_snacks(kitchen_obs="sizes")
-    game.phase = "inspection"
-    game.state_changed()
     other = game.copy()
     top = other.kitchens[1][1][-1]
     other.deck.append(top)
     other.deck.remove(SUSHI)
     other.kitchens[1][1][-1] = SUSHI
-    assert not np.array_equal(to_array(draw_game(game, 0, names)), to_array(draw_game(other, 0, names)))
+    for phase, menu_order, shown in (("inspection", [], False), ("menu", [0], True)):
+        for g in (game, other):
+            g.phase, g.menu_order = phase, list(menu_order)
+            g.state_changed()
+        differ = not np.array_equal(to_array(draw_game(game, 0, names)), to_array(draw_game(other, 0, names)))
+        assert differ == shown, phase

@@ -15,9 +15,9 @@ pytest.importorskip("PIL")
 from pettingzoo.test import render_test  # noqa: E402
 
 import snack_envs  # noqa: E402
+from snack_envs import specs  # noqa: E402
 from snack_envs.core import picture  # noqa: E402
 from snack_envs.recording import record_episode, save_gif  # noqa: E402
-from tests.helpers import env_module, is_parallel  # noqa: E402
 
 
 def a_picture(frame) -> bool:
@@ -30,16 +30,14 @@ def a_picture(frame) -> bool:
 
 @pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
 def test_pettingzoo_render_test_passes_in_every_mode(name, capsys):
-    module = env_module(name)
+    module = specs.get(name).entry_points()
     assert {"ansi", "human", "rgb_array"} <= set(module.env().metadata["render_modes"])
     render_test(lambda render_mode=None: module.env(render_mode=render_mode), custom_tests={"rgb_array": a_picture})
 
 
 @pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
 def test_rgb_array_draws_each_seat_view_and_the_spectator_view(name):
-    module = env_module(name)
-    make = module.raw_parallel_env if is_parallel(name) else module.raw_env
-    env = make(render_mode="rgb_array", num_players=2)
+    env = specs.get(name).raw_env(render_mode="rgb_array", num_players=2)
     assert env.render() is None  # before reset: nothing to draw
     env.reset(seed=3)
     frames = [env.render()] + [env.render(viewer=a) for a in env.possible_agents]
@@ -127,7 +125,7 @@ def test_snack_eval_replay_writes_a_gif_or_text(tmp_path):
     from PIL import Image
 
     from snack_envs.agents import RandomPolicy
-    from training.replay import record_game
+    from training.evaluate import record_game
 
     gif = record_game("snack_wars_v0", [RandomPolicy(0), RandomPolicy(1)], 4, tmp_path / "game.gif")
     with Image.open(gif) as image:
@@ -150,3 +148,34 @@ def test_snack_play_replay_writes_the_game_even_when_the_player_quits(tmp_path):
     with Image.open(tmp_path / "quit.gif") as image:
         assert image.format == "GIF"
     assert "--- position 0 ---" in (tmp_path / "quit.txt").read_text()
+
+
+def test_record_episode_takes_functions_and_act_only_objects_and_replays_alike_for_a_seed():
+    class FirstLegal:  # act alone, no reset
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    def last_legal(obs):
+        return int(np.flatnonzero(obs["action_mask"])[-1])
+
+    policies = {"player_0": FirstLegal(), "player_1": last_legal}
+    frames = record_episode("snack_rabbits_v0", seed=5, policies=policies, max_frames=8)
+    again = record_episode("snack_rabbits_v0", seed=5, policies=policies, max_frames=8)
+    assert len(frames) == 8 and all(np.array_equal(a, b) for a, b in zip(frames, again))
+
+
+@pytest.mark.parametrize("name", ["snack_rabbits_v0", "speed_snacks_v1"])
+def test_snack_play_plays_a_whole_game_and_tells_what_the_opponents_did(name):
+    from snack_envs import specs
+    from training.play import play
+
+    said = []
+
+    def first_listed(prompt):  # the first legal action the table lists
+        return next(line.split("]")[0].strip(" [") for line in reversed(said) if line.startswith("  ["))
+
+    result = play(name, ["random"], seed=3, ask=first_listed, say=said.append)
+    assert result["scores"] is not None and set(result["winners"]) <= {"player_0", "player_1"}
+    assert any(line.startswith("winner(s): ") for line in said)
+    narrated = any(line.startswith("player_1 (random): ") for line in said)
+    assert narrated == (not specs.get(name).simultaneous)  # a turn-based game tells each opponent move

@@ -168,6 +168,10 @@ def test_hopping_over_an_empty_fence_is_not_allowed():
     assert hops == [hop_action(2, w) for w in range(3)]
     with pytest.raises(IllegalActionError, match="fence 3"):
         game.apply(hop_action(3, 0))
+    # A reading (the rulebook does not forbid such a hop), so the env's documentation says so.
+    from snack_envs import snack_rabbits_v0
+
+    assert "omits hops over a fence with no cards" in snack_rabbits_v0.__doc__
 
 
 def test_scripted_rolls_are_checked():

@@ -157,7 +157,7 @@ def test_snapshots_continue_identically_and_rebuild_the_derived_map():
         legal = game.legal_actions()
         game.apply(legal[rng.integers(len(legal))])
     copy = SnackTime.from_json(json.dumps(game.to_dict()))
-    assert copy == game and copy.map_bytes == game.map_bytes and copy.invariant_violations() == []
+    assert copy == game and copy.fits == game.fits and copy.invariant_violations() == []
     while not game.game_over:
         action = game.legal_actions()[rng.integers(len(game.legal_actions()))]
         game.apply(action)

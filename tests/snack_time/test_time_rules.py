@@ -217,7 +217,7 @@ def test_a_creature_is_an_end_point_networks_do_not_run_through_it():
 
 def test_pieces_with_no_place_are_skipped():
     game = new_game(2)
-    free = [c for c in range(64) if game._free(game.pipes[1], c)]
+    free = [c for c in range(64) if game._free(1, c)]
     for cell in free:  # seat 1's map is full
         game._draw_pipe(1, cell, N | S)
     finish_round_for_seat(game, 0)
@@ -335,6 +335,20 @@ def test_advanced_traps_are_shuffled_back_and_a_killed_creature_ends_the_game():
     assert game.ending and not game.game_over  # the round is finished first
     finish_round(game)
     assert game.game_over and game.end_reasons == ["a creature was completely killed"]
+
+
+@pytest.mark.parametrize("killed_when, ends", [("all_slots", False), ("no_healthy_trait", True)])
+def test_a_creature_losing_its_only_trait_with_empty_slots_left_is_killed_only_in_one_reading(killed_when, ends):
+    # "completely killed (no remaining traits)": one trait written, three slots empty, and it loses that trait.
+    game = new_game(1, top=[TRAP[0], 0], advanced_traps=True, killed_when=killed_when)
+    draw_path(game, 0, ["<0", "A0", "A1"])
+    set_traits(game, 0, NW, eyes=1)
+    finish_round(game)
+    game.apply(damage_action(NW, EYE))
+    assert game.healthy[0][NW] == [0, 0, 0] and sum(game.crossed[0][NW]) == 1
+    finish_round(game)
+    assert game.game_over == ends
+    assert game.end_reasons == (["a creature was completely killed"] if ends else [])
 
 
 def test_without_advanced_traps_a_killed_creature_does_not_end_the_game():

@@ -3,13 +3,15 @@ hidden information, both kitchen modes, round rewards and the AEC view."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from snack_envs import speed_snacks_v0
+from snack_envs import speed_snacks_v1
 from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, MENUS
 from snack_envs.speed_snacks.observation import LAYOUT, SpeedSnacksEncoder
-from snack_envs.speed_snacks.rules import DRAW_XXL, HURRY, MENU, MODULES, PLAY, WAIT, SpeedSnacks
+from snack_envs.speed_snacks.rules import DRAW_XXL, HURRY, INSPECT, MENU, MODULES, PLAY, WAIT, SpeedSnacks
 from tests.helpers import play_aec, random_joint
 from tests.speed_snacks.scripted import DONER, FRIES, HU, PIZZA, ROACH, SUSHI, table
 
@@ -17,18 +19,18 @@ ALL = dict.fromkeys(MODULES, True)
 
 
 def test_docstring_documents_the_api_and_every_observation_field():
-    doc = speed_snacks_v0.__doc__
+    doc = speed_snacks_v1.__doc__
     for text in ("parallel_env()", "Discrete(75)", "reward=\"round\"", "kitchen_obs", "speed_0", "idle_ticks", "3000"):
         assert text in doc, text
     for name in LAYOUT.slices:
         assert f"`{name}`" in doc
-    env = speed_snacks_v0.parallel_env()
-    assert env.metadata["name"] == "speed_snacks_v0" and speed_snacks_v0.IS_PARALLEL
+    env = speed_snacks_v1.parallel_env()
+    assert env.metadata["name"] == "speed_snacks_v1"
     assert env.unwrapped.reward_modes == ("win", "round")
 
 
 def test_speeds_belong_to_agents_whatever_their_seats():
-    env = speed_snacks_v0.raw_parallel_env(speed_0=0.3, speed_1=0.8)
+    env = speed_snacks_v1.raw_parallel_env(speed_0=0.3, speed_1=0.8)
     seats = set()
     for seed in range(12):
         env.reset(seed=seed)
@@ -39,7 +41,7 @@ def test_speeds_belong_to_agents_whatever_their_seats():
         assert obs[LAYOUT.slices["speeds"]].tolist() == pytest.approx([0.3, 0.8])
     assert seats == {0, 1}
     assert env.max_steps == 10000  # the default bound grows for slow players (3000 / 0.3)
-    assert speed_snacks_v0.raw_parallel_env(max_steps=50, speed_0=0.5).max_steps == 50
+    assert speed_snacks_v1.raw_parallel_env(max_steps=50, speed_0=0.5).max_steps == 50
 
 
 def decoded(vec: np.ndarray) -> dict:
@@ -53,7 +55,7 @@ def one_hot(index, size):
 def expected_fields(game: SpeedSnacks, me: int, placed: bool) -> dict:
     """The observation written out field by field from the state, independently of the encoder."""
     opp = 1 - me
-    scoring = game.phase != PLAY
+    scoring = game.phase in ("menu", "over")  # tops turn face up at scoring, after the inspection
     kitchen_kind = {**{s: s for s in range(6)}, COCKROACH: 6}
     out = {}
     out["phase"] = [float(game.phase == p) for p in ("play", "inspection", "menu")]
@@ -117,7 +119,7 @@ def expected_fields(game: SpeedSnacks, me: int, placed: bool) -> dict:
 @pytest.mark.parametrize("kitchen_obs", ["placed", "sizes"])
 @pytest.mark.parametrize("modules", [dict.fromkeys(MODULES, False), ALL, dict(xxl=True, menu=True)], ids=["base", "all", "xxl+menu"])
 def test_observations_read_back_as_the_state_and_fit_the_space(modules, kitchen_obs):
-    env = speed_snacks_v0.raw_parallel_env(kitchen_obs=kitchen_obs, speed_1=0.7, **modules)
+    env = speed_snacks_v1.raw_parallel_env(kitchen_obs=kitchen_obs, speed_1=0.7, **modules)
     space = env.observation_space("player_0")
     rng = np.random.default_rng(4)
     phases = set()
@@ -213,22 +215,44 @@ def test_in_sizes_mode_an_xxl_card_shows_its_snack_on_the_tick_it_is_drawn_only(
     assert placed[1 + drawn] == 1  # "placed" mode shows it all along
 
 
-def test_the_opponents_top_cards_show_once_they_are_turned_face_up_at_scoring():
+def test_the_inspection_sees_only_face_down_kitchens_and_the_tops_turn_face_up_at_scoring():
+    # Module 1: the inspection is a step "before you carry out scoring"; scoring begins by turning the
+    # top cards face up. So the inspector sees pile sizes, not tops, and no round points yet.
     game = table(customer=[[PIZZA, HU], [SUSHI, HU], [DONER, HU], [PIZZA]], kitchens=([[PIZZA]], [[ROACH], [SUSHI]]),
-                 hands=(HU, FRIES), health_department=True, kitchen_obs="sizes")
-    encoder = SpeedSnacksEncoder(2, game.config)
-    tops = LAYOUT.slices["opp_kitchen_tops"]
-    my_tops = LAYOUT.slices["my_kitchen_tops"]
-    assert not encoder.encode(game, 0)[tops].any() and not encoder.encode(game, 1)[my_tops].any()
-    game.apply_joint([HURRY + 3, WAIT])  # the 4th Hurry-up: inspection follows
+                 hands=(HU, FRIES), menu_hands=([], []), fulfilled=(1, 0), health_department=True, menu=True)
+    placed = SpeedSnacksEncoder(2, game.config)
+    sizes = SpeedSnacksEncoder(2, dict(game.config, kitchen_obs="sizes"))
+    tops, my_tops = LAYOUT.slices["opp_kitchen_tops"], LAYOUT.slices["my_kitchen_tops"]
+    points = LAYOUT.slices["round_points"]
+    game.apply_joint([HURRY + 3, WAIT])  # the 4th Hurry-up: the inspection follows
     assert game.phase == "inspection"
-    assert encoder.encode(game, 0)[tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
-    assert encoder.encode(game, 1)[my_tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
-    assert encoder.encode(game, 0)[LAYOUT.slices["round_points"]].tolist() == [2, 1]
+    for me in (0, 1):
+        for encoder in (placed, sizes):
+            vec = encoder.encode(game, me)
+            assert not vec[tops].any() and not vec[points].any()
+        assert not sizes.encode(game, me)[my_tops].any()  # my own tops are face down too
+    assert placed.encode(game, 0)[my_tops].tolist()[:7] == one_hot(PIZZA, 7)  # "placed": I remember them
+    # The opponent's tops change nothing the inspector observes (pile sizes kept).
+    other = game.copy()
+    swap(other, [ROACH, SUSHI], [SUSHI, PIZZA])
+    other.kitchens[1] = [[SUSHI], [PIZZA]]
+    assert not other.invariant_violations()
+    for encoder in (placed, sizes):
+        assert np.array_equal(encoder.encode(other, 0), encoder.encode(game, 0))
+    text = game.render_text(viewer=0, names=["A", "B"])
+    assert "[1: ?] [1: ?]" in text and "Points so far" not in text
+    assert "Points so far" in game.render_text()  # the spectator sees everything
+    game.apply_joint([INSPECT + 0, INSPECT + 0])  # A finds B's cockroach; B finds none
+    assert game.phase == MENU  # scoring: the tops are face up now
+    for encoder in (placed, sizes):
+        assert encoder.encode(game, 0)[tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
+        assert encoder.encode(game, 1)[my_tops].tolist()[:14] == one_hot(6, 7) + one_hot(SUSHI, 7)
+        assert encoder.encode(game, 0)[points].tolist() == [2, 0]  # pizza 2; sushi 1 less 1 cockroach
+    assert "[1: cockroach] [1: sushi]" in game.render_text(viewer=0, names=["A", "B"])
 
 
 def test_round_rewards_add_up_to_rounds_won_minus_rounds_lost():
-    env = speed_snacks_v0.raw_parallel_env(reward="round", menu=True)
+    env = speed_snacks_v1.raw_parallel_env(reward="round", menu=True)
     rng = np.random.default_rng(7)
     observations, _ = env.reset(seed=7)
     total = dict.fromkeys(env.possible_agents, 0.0)
@@ -247,7 +271,7 @@ def test_round_rewards_add_up_to_rounds_won_minus_rounds_lost():
 
 @pytest.mark.parametrize("modules", [dict.fromkeys(MODULES, False), ALL], ids=["base", "all"])
 def test_the_aec_view_plays_whole_games(modules):
-    env = speed_snacks_v0.env(**modules)
+    env = speed_snacks_v1.env(**modules)
     for seed in range(2):
         result = play_aec(env, seed)
         assert env.unwrapped.game.game_over
@@ -255,7 +279,7 @@ def test_the_aec_view_plays_whole_games(modules):
 
 
 def test_the_aec_view_keeps_pettingzoos_order_checks_and_reaches_the_env():
-    env = speed_snacks_v0.raw_env(xxl=True)
+    env = speed_snacks_v1.raw_env(xxl=True)
     assert env.game_class is SpeedSnacks and env.num_actions == 75 and env.max_steps == 3000
     with pytest.raises(AttributeError, match="before reset"):
         env.agents
@@ -263,3 +287,19 @@ def test_the_aec_view_keeps_pettingzoos_order_checks_and_reaches_the_env():
     assert env.agents == ["player_0", "player_1"] and env.agent_selection == "player_0"
     assert env.observe("player_1")["observation"].shape == (LAYOUT.size,)
     assert env.game.config["xxl"]
+
+
+def test_the_retired_v0_is_refused_with_an_error_naming_v1(tmp_path):
+    import json
+
+    import snack_envs
+    from snack_envs.checkpoints import CheckpointError, check_fits
+
+    with pytest.raises(ImportError, match="speed_snacks_v0 is retired; use speed_snacks_v1"):
+        from snack_envs import speed_snacks_v0  # noqa: F401
+    with pytest.raises(ImportError, match="use speed_snacks_v1"):
+        snack_envs.make("speed_snacks_v0")
+    assert "speed_snacks_v0" not in snack_envs.ENV_NAMES
+    meta = json.loads((Path(__file__).parents[2] / "checkpoints" / "speed_snacks_v1.json").read_text())
+    with pytest.raises(CheckpointError, match="speed_snacks_v0, which is retired; retrain it on speed_snacks_v1"):
+        check_fits(dict(meta, env_name="speed_snacks_v0", env_version=0), None, None)

@@ -412,6 +412,18 @@ def test_menu_fulfilment_needs_separate_cards_for_both_menus():
     assert fulfilled_menus([burger_fries, pizza_burger], [PIZZA, BURGER, FRIES]) == [burger_fries]
     assert fulfilled_menus([pizza_burger], [PIZZA, ROACH]) == []
     assert fulfilled_menus([pizza_burger], [BURGER, PIZZA, SUSHI]) == [pizza_burger]
+    # The reading `menu_fulfil="newer"`: the Menu drawn last.
+    assert fulfilled_menus([pizza_burger, burger_fries], [PIZZA, BURGER, FRIES], "newer") == [burger_fries]
+    assert fulfilled_menus([pizza_burger, burger_fries], [PIZZA, BURGER, SUSHI], "newer") == [pizza_burger]
+
+
+@pytest.mark.parametrize("prefer, fulfilled, kept", [("held_longer", (PIZZA, BURGER), (BURGER, FRIES)),
+                                                     ("newer", (BURGER, FRIES), (PIZZA, BURGER))])
+def test_when_either_menu_but_not_both_can_be_fulfilled_the_option_picks_which(prefer, fulfilled, kept):
+    game = menu_round(kitchens=([[PIZZA], [BURGER], [FRIES]], [[SUSHI]]),
+                      menu_hands=([(PIZZA, BURGER), (BURGER, FRIES)], []), menu_fulfil=prefer)
+    game.apply_joint([HURRY + 3, WAIT])
+    assert game.menus_fulfilled[0] == [menu_id(*fulfilled)] and game.menu_hands[0] == [menu_id(*kept)]
 
 
 def menu_round(kitchens, menu_hands, fulfilled=(0, 0), toques=(0, 0), starting_player=0, **kw):
@@ -447,6 +459,21 @@ def test_menus_are_fulfilled_at_scoring_and_the_leader_decides_first():
     assert game.last_round["menu_bonus"] == [1, 1] and len(game.menus_out) == 1 + 2
     assert game.round == 2 and all(len(h) == 2 for h in game.menu_hands)  # hands topped up to 2
     assert not game.invariant_violations()
+
+
+@pytest.mark.parametrize("tie_first, starting_player, order", [("starting_player", 1, [1, 0]),
+                                                                ("starting_player", 0, [0, 1]),
+                                                                ("other_player", 1, [0, 1]),
+                                                                ("other_player", 0, [1, 0])])
+def test_on_tied_points_the_option_says_who_decides_on_menus_first(tie_first, starting_player, order):
+    game = menu_round(kitchens=([[PIZZA]], [[PIZZA]]), menu_hands=([], []), fulfilled=(1, 1),
+                      starting_player=starting_player, menu_tie_first=tie_first)
+    game.apply_joint([HURRY + 3, WAIT])
+    assert game.round_points() == [2, 2] and game.menu_order == order
+    game = menu_round(kitchens=([[PIZZA]], [[SUSHI]]), menu_hands=([], []), fulfilled=(1, 1),
+                      starting_player=starting_player, menu_tie_first=tie_first)
+    game.apply_joint([HURRY + 3, WAIT])
+    assert game.menu_order == [0, 1]  # not tied: the leader decides first, whatever the option
 
 
 def test_giving_up_two_menus_changes_a_top_card_and_the_points_are_recalculated():
@@ -490,8 +517,9 @@ def test_bad_joint_actions_raise_and_change_nothing():
         with pytest.raises(IllegalActionError):
             game.apply_joint(actions)
         assert game.to_json() == before
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(IllegalActionError, match="simultaneous: give every seat's action to apply_joint"):
         game.apply(WAIT, 0)
+    assert game.to_json() == before
 
 
 def test_action_strings_are_distinct_and_readable():

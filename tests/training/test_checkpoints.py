@@ -53,7 +53,8 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     from snack_envs.checkpoints import CheckpointError, save_checkpoint
     from training.average import average
     from training.config import load_config
-    from training.train import checkpoint_metadata, make_vec_env
+    from training.backends.sb3 import make_vec_env
+    from training.run import checkpoint_metadata
 
     def tiny(name, seed, config_name="snack_rabbits"):
         config = load_config(config_name, ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "algo.net_arch=[16]"])

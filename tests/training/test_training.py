@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import snack_envs
+from snack_envs import specs
 from snack_envs.agents import RandomPolicy
-from snack_envs.checkpoints import CheckpointError, load_policy, save_checkpoint
+from snack_envs.checkpoints import CheckpointError, env_facts, load_policy, save_checkpoint
 from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.single_agent import SingleAgentEnv
 from training.config import load_config
@@ -22,6 +23,7 @@ from training.evaluate import fit_elo, head_to_head, tournament, wilson_interval
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
 ENVS = list(snack_envs.ENV_NAMES)
+SIMULTANEOUS = [n for n in ENVS if specs.get(n).simultaneous]
 
 
 class AlwaysLast:
@@ -68,17 +70,52 @@ def test_adapter_masks_match_the_env_and_rewards_are_the_learners(name):
                 probe.apply(action)
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
-            if not done and not env.parallel:
+            if not done:
                 assert reward == 0
-        if terminated and not env.parallel:
+        if terminated:
             finished += 1
             game, seat = env.raw.game, env.raw.agent_seats[env.learner]
             winners = game.winners()
             assert reward == (0.0 if len(winners) == game.num_players else 1.0 if seat in winners else -1.0)
-            opponent_ended += not probe.game_over
+            opponent_ended += not env.parallel and not probe.game_over
     assert len(seats) == env.num_players  # the learner's seat varies
+    assert finished > 20
     if not env.parallel:
-        assert finished > 20 and 0 < opponent_ended < finished  # both the learner and the opponents ended games
+        assert 0 < opponent_ended < finished  # both the learner and the opponents ended games
+
+
+@pytest.mark.parametrize("name", SIMULTANEOUS)
+@pytest.mark.parametrize("reward", ["win", "round"])
+def test_adapter_rewards_in_a_simultaneous_game_are_what_the_raw_env_gives_the_learner(name, reward):
+    """Each episode's joint actions, replayed on a second raw env reset with the same seed: the learner's
+    reward at every step is the reward that env gives the learner's agent."""
+    env = SingleAgentEnv(name, opponents=["random"], reward=reward)
+    episode_log = {}
+    raw_reset, raw_step = env.raw.reset, env.raw.step
+
+    def reset(seed=None, options=None):
+        episode_log.update(seed=seed, joint_actions=[])
+        return raw_reset(seed=seed, options=options)
+
+    def step(actions):
+        episode_log["joint_actions"].append(dict(actions))
+        return raw_step(actions)
+
+    env.raw.reset, env.raw.step = reset, step
+    rng = np.random.default_rng(0)
+    nonzero = 0
+    for episode in range(4):
+        env.reset(seed=episode)
+        rewards, done = [], False
+        while not done:
+            _, r, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            rewards.append(r)
+            done = terminated or truncated
+        twin = specs.get(name).raw_env(reward=reward)
+        twin.reset(seed=episode_log["seed"])
+        assert rewards == [twin.step(actions)[1][env.learner] for actions in episode_log["joint_actions"]]
+        nonzero += sum(r != 0 for r in rewards)
+    assert nonzero > 0
 
 
 def test_adapter_reward_when_an_opponents_move_ends_the_game():
@@ -154,6 +191,33 @@ def test_adapter_works_in_subproc_vec_env():
         vec.close()
 
 
+# --- opponents ------------------------------------------------------------------------------
+def test_opponent_mix_draws_by_weight_giving_self_to_the_heuristic_until_a_snapshot_exists():
+    from snack_envs.opponents import OpponentMix
+
+    mix = OpponentMix({"random": 1.0, "heuristic": 1.0, "self": 2.0, "snapshot_every": 9})
+    assert list(mix.probabilities()) == [0.25, 0.75, 0.0]
+    rng = np.random.default_rng(0)
+    draws = [mix.draw(rng) for _ in range(2000)]
+    assert set(draws) == {"random", "heuristic"} and 0.2 < draws.count("random") / 2000 < 0.3
+    mix = mix.with_snapshots(["a", "b", "c"], keep=2)
+    assert mix.snapshots == ("b", "c") and list(mix.probabilities()) == [0.25, 0.25, 0.5]
+    draws = [mix.draw(rng) for _ in range(2000)]
+    assert set(draws) == {"random", "heuristic", "b", "c"} and 0.45 < (draws.count("b") + draws.count("c")) / 2000 < 0.55
+    with pytest.raises(ValueError, match="must not all be 0"):
+        OpponentMix({"random": 0, "heuristic": 0, "self": 0})
+
+
+def test_sb3_self_play_env_draws_each_opponent_seat_on_its_own(tmp_path):
+    from training.backends.sb3 import SelfPlayEnv
+
+    config = load_config("snack_wars", ["env.num_players=3", "opponents.random=0.5", "opponents.heuristic=0.5",
+                                        "opponents.self=0"])
+    env = SelfPlayEnv(config)
+    lineups = [tuple(sorted(env.reset(seed=seed)[1]["opponents"].values())) for seed in range(40)]
+    assert {("heuristic", "random"), ("random", "random"), ("heuristic", "heuristic")} <= set(lineups)
+
+
 # --- MaskablePPO smoke runs and checkpoints --------------------------------------------------
 @pytest.mark.parametrize("name", ENVS)
 def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
@@ -163,7 +227,7 @@ def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [32]})
     model.learn(192)
-    facts = __import__("snack_envs.checkpoints", fromlist=["env_facts"]).env_facts(name, env.num_players)
+    facts = env_facts(name, env.num_players)
     path = save_checkpoint(model, tmp_path / f"{name}.zip", {**facts, "env_options": {}, "timesteps": 192})
     assert path.exists() and path.with_suffix(".json").exists()
     assert not list(tmp_path.glob("*.partial*")) and not list(tmp_path.glob("*.tmp"))
@@ -176,10 +240,9 @@ def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
         obs, _, term, trunc, _ = env.step(action)
         if term or trunc:
             obs, _ = env.reset()
-    other = next((n for n in ENVS if n != name), None)
-    if other:
-        with pytest.raises(CheckpointError, match="trained on"):
-            load_policy(path, env_name=other)
+    other = next(n for n in ENVS if n != name)
+    with pytest.raises(CheckpointError, match="trained on"):
+        load_policy(path, env_name=other)
 
 
 def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through_a_checkpoint(tmp_path):
@@ -228,7 +291,7 @@ def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through
         load_config("snack_wars", ["algo.policy=grid"])
     with pytest.raises(ConfigError, match="algo.policy"):
         load_config("snack_time", ["algo.policy=transformer"])
-    from training.rllib_train import build_config
+    from training.backends.rllib import build_config
 
     with pytest.raises(ConfigError, match="rllib backend builds MLPs only"):
         build_config(load_config("snack_time", ["algo.policy=grid"]))
@@ -251,6 +314,41 @@ def test_checkpoint_for_another_version_or_shape_is_refused(tmp_path):
     path.with_suffix(".json").unlink()
     with pytest.raises(CheckpointError, match="metadata"):
         load_policy(path)
+
+
+def test_a_stochastic_checkpoint_policy_replays_alike_for_a_seed(tmp_path):
+    """Self-play snapshots sample their moves: from their own generator, reseeded by reset(seed)."""
+    from sb3_contrib import MaskablePPO
+
+    env = SingleAgentEnv("snack_wars_v0", opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [8]})
+    path = save_checkpoint(model, tmp_path / "m.zip", {**env_facts("snack_wars_v0", 2), "env_options": {}})
+    positions = []  # observations and masks of a few random games
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while len(positions) < 60:
+        mask = env.action_masks()
+        positions.append((obs, mask.astype(np.int8)))
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    assert sum(m.sum() > 1 for _, m in positions) > 30  # choices to make
+    policy = load_policy(path, "snack_wars_v0", deterministic=False)
+
+    def actions(seed, torch_seed):
+        torch.manual_seed(torch_seed)  # the policy's draws must not depend on torch's global generator
+        policy.reset(seed)
+        return [policy.act(o, m) for o, m in positions]
+
+    first = actions(7, torch_seed=0)
+    assert actions(7, torch_seed=1) == first
+    assert actions(8, torch_seed=0) != first
+    assert all(m[a] for a, (_, m) in zip(first, positions))
+    greedy = load_policy(path, "snack_wars_v0")
+    greedy.reset(7)
+    expected = [int(model.predict(o, action_masks=m.astype(bool), deterministic=True)[0]) for o, m in positions]
+    assert [greedy.act(o, m) for o, m in positions] == expected
 
 
 # --- the evaluator --------------------------------------------------------------------------
@@ -320,7 +418,7 @@ def test_every_shipped_config_loads(tmp_path):
 
 # --- a whole (tiny) training run, resumed --------------------------------------------------
 def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
-    from training.train import train
+    from training.backends.sb3 import train
 
     config = load_config(None, ["timesteps=256", "n_envs=2", "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1",
                                 "algo.net_arch=[16]", "eval.every=128", "eval.games=4", "eval.final_games=6",
@@ -352,7 +450,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     from sb3_contrib import MaskablePPO
 
     from snack_envs.checkpoints import CheckpointError
-    from training.train import make_vec_env, start_from
+    from training.backends.sb3 import make_vec_env, start_from
 
     shipped = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_rabbits_v0.zip"
     config = load_config("snack_rabbits", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", f"init_from={shipped}"])
@@ -365,7 +463,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     lineage = start_from(model, shipped, config)
     parent = json.loads(shipped.with_suffix(".json").read_text())
     assert lineage == [{"checkpoint": str(shipped), "timesteps": parent["timesteps"], "wall_time_s": parent["wall_time_s"]}]
-    from training.train import checkpoint_metadata
+    from training.run import checkpoint_metadata
 
     meta = checkpoint_metadata(config, 1000, {"started": 0.0, "wall_time_before": 0.0, "lineage": lineage})
     assert meta["lineage_timesteps"] == 1000 + parent["timesteps"] and meta["lineage"] == lineage
@@ -382,17 +480,17 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
 def test_imitation_clones_the_heuristic_into_a_fresh_policy():
     from sb3_contrib import MaskablePPO
 
+    from training.backends.sb3 import SelfPlayEnv, make_vec_env
     from training.imitate import clone, collect
-    from training.train import make_vec_env
 
     config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
-    data = collect(config, games=60, seed=1)
+    data = collect(SelfPlayEnv(config), config, games=60, seed=1)
     n = len(data["actions"])
     assert n > 60 * 8 and data["masks"][np.arange(n), data["actions"]].all()  # the teacher's actions, all legal
     assert set(np.unique(np.sign(data["returns"]))) <= {-1.0, 0.0, 1.0}
     model = MaskablePPO("MlpPolicy", make_vec_env(config, Path(tempfile.mkdtemp())), device="cpu", seed=0,
                         policy_kwargs={"net_arch": [64]}, n_steps=64, batch_size=64)
-    held_out = collect(config, games=20, seed=999)
+    held_out = collect(SelfPlayEnv(config), config, games=20, seed=999)
 
     def agreement():
         predicted, _ = model.predict(held_out["observations"], action_masks=held_out["masks"], deterministic=True)
@@ -413,10 +511,11 @@ def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives
     from snack_envs.agents import heuristic_policy
     from snack_envs.networks import GridPolicy
     from snack_envs.snack_time.observation import GRID
+    from training.backends.sb3 import SelfPlayEnv
     from training.imitate import clone, collect
 
     config = load_config("snack_time", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64"])
-    data = collect(config, games=3, seed=5)
+    data = collect(SelfPlayEnv(config), config, games=3, seed=5)
     n = len(data["actions"])
     targets = data["targets"]
     assert targets[np.arange(n), data["actions"]].all() and not (targets & ~data["masks"]).any()

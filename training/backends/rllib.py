@@ -19,11 +19,14 @@ How the config maps onto RLlib:
   lambda_, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, clip_range ->
   clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens; only
   `policy: mlp` (the convolutional `grid` policy is SB3's).
+- `opponents`: drawn per agent and episode by `snack_envs.opponents`, as in the
+  SB3 backend (`snack_envs.integrations.rllib.OpponentMapping`).
 - `eval`: every `eval.every` timesteps "main" (argmax over legal actions) plays
   `eval.games` games against each `eval.opponents` with `training.evaluate`;
   then the Algorithm is checkpointed to <run>/checkpoint (so `--resume` goes on
   from there) beside state.json, eval.csv and TensorBoard scalars under tb/
-  (the SB3 backend's tags, so learning_curve.png is drawn the same way).
+  (the SB3 backend's tags, so learning_curve.png is drawn the same way; the
+  run's files are training/run.py's).
 At the end: a final evaluation, the Algorithm checkpoint <run>/final with
 final.json (game facts, config, evaluation, library versions); load the learner
 with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
@@ -31,17 +34,15 @@ with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
-import time
 from pathlib import Path
 
-from snack_envs.agents import make_policy
 from snack_envs.checkpoints import library_versions, write_json_atomic
 from snack_envs.core.game import ConfigError
-from training.evaluate import head_to_head
-from training.train import checkpoint_metadata, learning_curve, start_run
+from training.run import (
+    checkpoint_metadata, eval_due, evaluate, learning_curve, save_state, snapshot_due, start_run, train_result, write_eval,
+)
 
 FORMAT = "snack-envs-rllib-checkpoint/1"
 
@@ -88,16 +89,10 @@ def build_config(config: dict, snapshots: tuple[str, ...] = ()):
 
 
 def evaluate_module(module, config: dict, games: int, seed: int) -> dict[str, dict]:
+    """The learner's module (argmax over legal actions) against each `eval.opponents`."""
     from snack_envs.integrations.rllib import RLModulePolicy
 
-    env_cfg = config["env"]
-    options = env_cfg.get("options", {})
-    hero = RLModulePolicy(module, "learner")
-    results = {}
-    for spec in config["eval"]["opponents"]:
-        villain = make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=seed, **options)
-        results[spec] = head_to_head(env_cfg["name"], hero, villain, games, env_cfg["num_players"], seed=seed, **options)
-    return results
+    return evaluate(RLModulePolicy(module, "learner"), config, games, seed)
 
 
 def save_algorithm(algo, path: Path) -> Path:
@@ -132,6 +127,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
 
     from snack_envs.integrations.rllib import LEARNER, add_snapshot
 
+    if config["vec_env"] == "batched":
+        raise ConfigError("vec_env=batched is for the SB3 backend; with --backend rllib use dummy or subproc")
     torch.set_num_threads(config["torch_threads"])
     state = start_run(config, run_dir, resume)
     started_ray = start_ray(address, config)
@@ -140,12 +137,12 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
         algo = build_config(config, tuple(state["snapshots"])).build_algo()
         if resume:
             algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
-        steps, opp = state["timesteps"], config["opponents"]
+        steps = state["timesteps"]
         while steps < config["timesteps"]:
             result = algo.train()
             steps += int(result["env_runners"]["num_env_steps_sampled"])
-            if opp["self"] > 0 and steps - state["last_snapshot"] >= opp["snapshot_every"]:
-                add_snapshot(algo, opp["max_snapshots"])
+            if snapshot_due(config, state, steps):
+                add_snapshot(algo, config["opponents"]["max_snapshots"])
                 state["snapshots"] = list(algo.config.policy_mapping_fn.snapshots)
                 state["last_snapshot"] = steps
             returns = result["env_runners"].get("module_episode_returns_mean", {})
@@ -153,18 +150,16 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
                 tb.add_scalar("rollout/ep_rew_mean", returns[LEARNER], steps)
             print(f"[{steps} steps] iteration {algo.iteration}: mean return of {LEARNER} "
                   f"{returns.get(LEARNER, float('nan')):.3f}, snapshots {state['snapshots']}", flush=True)
-            due = steps - state["last_eval"] >= config["eval"]["every"]
+            due = eval_due(config, state, steps)
             if due and steps < config["timesteps"]:  # the last one is the final evaluation below
                 results = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["games"], 10_000 + steps)
-                write_eval(run_dir, tb, steps, results)
+                write_eval(run_dir, steps, results, scalar_logger(tb, steps))
             if due or steps >= config["timesteps"]:
                 state["last_eval"] = steps if due else state["last_eval"]
-                state["timesteps"] = steps
-                state["wall_time_s"] = state["wall_time_before"] + time.time() - state["started"]
                 save_algorithm(algo, run_dir / "checkpoint")
-                write_json_atomic(run_dir / "state.json", state)
+                save_state(run_dir, state, steps)
         final = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["final_games"], seed=1_000_000)
-        write_eval(run_dir, tb, steps, final)
+        write_eval(run_dir, steps, final, scalar_logger(tb, steps))
         path = save_algorithm(algo, run_dir / "final")
         algo.stop()
     finally:
@@ -176,15 +171,9 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     write_json_atomic(run_dir / "final.json", {"format": FORMAT, **meta, "module": f"final/learner_group/learner/rl_module/{LEARNER}",
                                                "library_versions": versions})
     learning_curve(run_dir)
-    return {"checkpoint": str(path), "evaluation": final, "wall_time_s": meta["wall_time_s"], "timesteps": steps}
+    return train_result(path, final, meta, steps)
 
 
-def write_eval(run_dir: Path, tb, steps: int, results: dict) -> None:
-    """Evaluation results to eval.csv, TensorBoard (the SB3 backend's tags) and the progress line."""
-    for spec, r in results.items():
-        tb.add_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"], steps)
-    with (run_dir / "eval.csv").open("a", newline="") as f:
-        writer = csv.writer(f)
-        for spec, r in results.items():
-            writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0]])
-    print(f"[{steps} steps] " + ", ".join(f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
+def scalar_logger(tb, steps: int):
+    """`log_scalar(tag, value)` at `steps` for `training.run.write_eval`."""
+    return lambda tag, value: tb.add_scalar(tag, value, steps)

@@ -1,0 +1,130 @@
+"""MaskablePPO training speed on today's path, on the batched engine, and on a VecEnv that costs nothing, in one run.
+
+    python benchmarks/training_speed.py [--config snack_wars] [--timesteps 20480]
+
+All three runs use the same samples per update (2,048: 8 envs x 256 steps on
+the dummy path, 64 x 32 batched and free), the config's batch size, epochs
+and network, one torch thread. Prints training steps per second, the ratio to
+the dummy path, and the share of wall time spent simulating (env steps and
+opponents: the VecEnv's `step_wait` and `reset`). The free VecEnv returns
+zeros and all-legal masks: SB3's own ceiling on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+class Timed:
+    """Wraps a VecEnv and adds up the seconds spent in its step_wait and reset."""
+
+    def __init__(self, vec):
+        self.vec, self.seconds = vec, 0.0
+        for name in ("step_wait", "reset"):
+            method = getattr(vec, name)
+
+            def timed(*args, _method=method, **kwargs):
+                start = time.perf_counter()
+                try:
+                    return _method(*args, **kwargs)
+                finally:
+                    self.seconds += time.perf_counter() - start
+
+            setattr(vec, name, timed)
+
+
+def free_vec_env(num_envs: int, obs_size: int, num_actions: int):
+    import gymnasium
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class FreeVecEnv(VecEnv):
+        def __init__(self):
+            self.render_mode = None
+            space = gymnasium.spaces.Box(-1.0, 1.0, (obs_size,), np.float32)
+            super().__init__(num_envs, space, gymnasium.spaces.Discrete(num_actions))
+            self.obs = np.zeros((num_envs, obs_size), np.float32)
+            self.t = 0
+
+        def reset(self):
+            return self.obs
+
+        def step_async(self, actions):
+            pass
+
+        def step_wait(self):
+            self.t += 1
+            done = np.full(self.num_envs, self.t % 50 == 0)
+            return self.obs, np.zeros(self.num_envs, np.float32), done, [{} for _ in range(self.num_envs)]
+
+        def env_method(self, name, *args, indices=None, **kwargs):
+            return [np.ones(num_actions, bool) for _ in range(self.num_envs)]
+
+        def get_attr(self, name, indices=None):
+            return [None] * self.num_envs
+
+        def set_attr(self, name, value, indices=None):
+            pass
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False] * self.num_envs
+
+        def close(self):
+            pass
+
+    return FreeVecEnv()
+
+
+def run(config: dict, vec, timesteps: int) -> tuple[float, float]:
+    """(training steps/s, share of wall time in the envs) of one MaskablePPO run."""
+    from sb3_contrib import MaskablePPO
+
+    timed = Timed(vec)
+    algo = dict(config["algo"])
+    net_arch = algo.pop("net_arch")
+    algo.pop("policy", None)
+    algo["n_steps"] = 2048 // vec.num_envs
+    model = MaskablePPO("MlpPolicy", vec, seed=0, device="cpu", verbose=0, policy_kwargs={"net_arch": net_arch}, **algo)
+    start = time.perf_counter()
+    model.learn(timesteps)
+    wall = time.perf_counter() - start
+    return model.num_timesteps / wall, timed.seconds / wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="snack_wars")
+    parser.add_argument("--timesteps", type=int, default=20480)
+    parser.add_argument("--batched-envs", type=int, default=64)
+    args = parser.parse_args()
+    import torch
+
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+    from training.backends.sb3 import make_vec_env
+    from training.config import load_config
+
+    torch.set_num_threads(1)
+    config = load_config(args.config)
+    env_cfg, opponents = config["env"], config["opponents"]
+    dummy = make_vec_env(dict(config, n_envs=8, vec_env="dummy"), Path(tempfile.mkdtemp()))
+    batched = BatchedSelfPlayVecEnv(env_cfg["name"], args.batched_envs, env_cfg["num_players"], 0, env_cfg["reward"],
+                                    opponents, **env_cfg.get("options", {}))
+    free = free_vec_env(args.batched_envs, batched.observation_space.shape[0], batched.action_space.n)
+    rows = []
+    for label, vec in (("dummy, 8 envs (today)", dummy), (f"batched, {args.batched_envs} envs", batched),
+                       (f"free VecEnv, {args.batched_envs} envs", free)):
+        rows.append((label, *run(config, vec, args.timesteps)))
+    base = rows[0][1]
+    print(f"{args.config}: MaskablePPO, {args.timesteps} steps, 2048 samples per update, batch "
+          f"{config['algo']['batch_size']}, {config['algo']['n_epochs']} epochs, net {config['algo']['net_arch']}, 1 thread")
+    print(f"{'path':28s} {'steps/s':>9s} {'x dummy':>8s} {'simulating':>11s}")
+    for label, rate, share in rows:
+        print(f"{label:28s} {rate:9,.0f} {rate / base:7.1f}x {share:10.0%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+"""The batched engine's shared machinery: many games of one env stepped at once in native code.
+
+A game's batched kernel (`snack_envs/<game>/batched.py`, class `Kernel`) keeps
+the state of B games as struct-of-arrays numpy arrays and steps, encodes and
+masks them in numba `@njit` functions. `BatchedEnv` wraps a kernel and adds,
+once for every game, what the PettingZoo envs do in `core.env`:
+
+- the same keyword checks and errors as the env (a probe env validates them);
+- one random stream per env (xoshiro256**, seeded from `seed` by numpy's
+  SeedSequence), so the same seed gives the same batch in any process;
+- seat shuffling (which agent sits in which seat, drawn per game), reward
+  modes (`win`, `score`, `margin`, and a game's per-round results), the
+  `max_steps` truncation, and the automatic reset of finished games;
+- bad input refused before anything changes, naming the env, agent and legal
+  actions;
+- `export(i)` / `load(i, game)`: env i as a reference `Game` (rules.py) and back.
+
+Agents are numbered as in the env (`player_0` is agent 0); `player[b]` is the
+agent to act in env b, and rewards are by agent. The kernel works in seats.
+
+The kernel interface (all arrays length B in the first axis):
+    Kernel(num_envs, num_players, config); .num_actions; .obs_size
+    .deal(which, rng)                   new games where `which` (bool [B])
+    .step(seat_actions, live, rng)      one decision in every env where `live` (bool [B]); turn-based:
+                                        int64 [B]; simultaneous: int64 [B, n] by seat
+    .to_act() -> int64 [B]              the seat to act (turn-based kernels)
+    .over() -> bool [B]
+    .masks(seats, out)                  int8 [B, A]: legal actions of `seats` ([B] or [B, n])
+    .encode(seats, out)                 float32 [B, D] (or [B, n, D]) for those seats
+    .scores() -> float64 [B, n]; .winners() -> bool [B, n]   of finished games, by seat
+    .round_results() -> float32 [B, n]  (games with a "round" reward) of the last step
+    .export(i) -> Game; .load(i, game)
+    .outcomes(i) -> dict                the chance outcomes of env i's last step, as the keywords
+                                        that script them in the reference `Game.apply_joint`
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from snack_envs import specs
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options
+
+# --- one random stream per env: xoshiro256** (Blackman & Vigna), state uint64 [B, 4] --------------------
+U64 = numba.uint64
+
+
+@numba.njit(inline="always")
+def _rotl(x, k):
+    return (x << U64(k)) | (x >> U64(64 - k))
+
+
+@numba.njit(inline="always")
+def next_u64(state, i):
+    s = state[i]
+    result = _rotl(s[1] * U64(5), 7) * U64(9)
+    t = s[1] << U64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@numba.njit(inline="always")
+def uniform(state, i):
+    """A float in [0, 1) with 53 random bits."""
+    return (next_u64(state, i) >> U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@numba.njit(inline="always")
+def below(state, i, n):
+    """An int in [0, n), uniform (the 2^-53 bias of a float draw is far below any test's reach)."""
+    return int(uniform(state, i) * n)
+
+
+@numba.njit(cache=True)
+def _draw_seats(state, which, agent_of_seat, seat_of_agent, shuffle):
+    n = agent_of_seat.shape[1]
+    for b in range(which.shape[0]):
+        if not which[b]:
+            continue
+        for s in range(n):
+            agent_of_seat[b, s] = s
+        if shuffle:
+            for s in range(n - 1, 0, -1):  # Fisher-Yates
+                j = below(state, b, s + 1)
+                agent_of_seat[b, s], agent_of_seat[b, j] = agent_of_seat[b, j], agent_of_seat[b, s]
+        for s in range(n):
+            seat_of_agent[b, agent_of_seat[b, s]] = s
+
+
+def seed_streams(seed: int, num_envs: int) -> np.ndarray:
+    """Independent xoshiro256** states for `num_envs` envs from one seed (never all-zero)."""
+    state = np.random.SeedSequence(seed).generate_state(num_envs * 4, np.uint64).reshape(num_envs, 4)
+    state[~state.any(axis=1), 0] = 1
+    return state
+
+
+def stream_rng(state_row: np.ndarray) -> np.random.Generator:
+    """A numpy Generator seeded from one env's stream as it stands (reading it changes nothing)."""
+    return np.random.default_rng([int(w) for w in state_row])
+
+
+# --- rewards ------------------------------------------------------------------------------------------------
+def final_rewards(scores: np.ndarray, winners: np.ndarray, mode: str, score_range: tuple[float, float]) -> np.ndarray:
+    """Terminal rewards by seat for finished games, [B, n]: the batched twin of `core.env.final_rewards`."""
+    low, high = score_range
+    if mode == "score":
+        return scores / max(abs(low), abs(high))
+    if mode == "margin":
+        n = scores.shape[1]
+        if n == 1:
+            return scores / (high - low)
+        best_other = np.stack([np.delete(scores, p, axis=1).max(axis=1) for p in range(n)], axis=1)
+        return (scores - best_other) / (high - low)
+    everyone = winners.all(axis=1, keepdims=True)
+    return np.where(everyone, 0.0, np.where(winners, 1.0, -1.0))
+
+
+def _check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+        raise IllegalActionError(f"{name} must be an integer array of shape {shape}, got dtype {array.dtype}")
+    if array.shape != shape:
+        raise IllegalActionError(f"{name} must have shape {shape}, got {array.shape}")
+    return array.astype(np.int64)
+
+
+class BatchedEnv:
+    """`num_envs` games of one env, stepped together (see the module docstring)."""
+
+    def __init__(
+        self,
+        env_name: str,
+        num_envs: int,
+        num_players: int | None = None,
+        seed: int = 0,
+        reward: str = "win",
+        max_steps: int | None = None,
+        shuffle_seats: bool = True,
+        auto_reset: bool = True,
+        **options: Any,
+    ):
+        self.spec = spec = specs.get(env_name)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        # The env itself checks every keyword, so both engines accept and refuse the same ones.
+        probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,
+                               shuffle_seats=shuffle_seats, **options)
+        self.env_name = env_name
+        self.num_envs = B = int(num_envs)
+        self.num_players = n = probe.num_players
+        self.reward_mode = reward
+        self.max_steps = probe.max_steps
+        self.shuffle_seats = shuffle_seats
+        self.simultaneous = spec.simultaneous
+        self.game_class: type[Game] = spec.rules_class
+        self.config = check_options(self.game_class.name, self.game_class.options, probe._seat_options())
+        self.kernel = spec.module("batched").Kernel(B, n, self.config)
+        self.num_actions = self.kernel.num_actions
+        self.observation_size = self.kernel.obs_size
+        assert self.num_actions == probe.num_actions and self.observation_size == probe.encoder.layout.size
+        self.rng = seed_streams(int(seed), B)
+        self.agent_of_seat = np.zeros((B, n), np.int64)
+        self.seat_of_agent = np.zeros((B, n), np.int64)
+        self.steps = np.zeros(B, np.int64)
+        # auto_reset=False (tests, search): a finished game stays as it ended, its env no longer live.
+        self.auto_reset = bool(auto_reset)
+        self.live = np.ones(B, np.bool_)
+        self.envs = np.arange(B)
+        shape = (B, n) if self.simultaneous else (B,)
+        self._mask = np.zeros(shape + (self.num_actions,), np.int8)
+        self._obs = np.zeros(shape + (self.observation_size,), np.float32)
+        self._seats = np.zeros(shape, np.int64)
+        self._started = False
+        self._ended_outcomes: dict[int, dict] = {}
+
+    # --- the episode loop ------------------------------------------------------------------------------
+    def reset(self):
+        """New games in every env. Turn-based: (obs [B, D], mask [B, A], player [B]); simultaneous:
+        (obs [B, n, D], mask [B, n, A]) with agents in the second axis."""
+        self._new_games(np.ones(self.num_envs, bool))
+        self._started = True
+        return self._observe()
+
+    def step(self, actions, envs: np.ndarray | None = None):
+        """One decision in every env: the acting agent's action (turn-based, int [B]) or every agent's
+        (simultaneous, int [B, n] by agent). Returns obs, mask, (player,) rewards [B, n] by agent,
+        terminated, truncated; a finished game's env starts a new game at once (the obs is the new game's).
+        `envs` (bool [B]) steps only those envs; the others ignore their actions and stay as they are."""
+        if not self._started:
+            raise IllegalActionError("call reset() before step()")
+        B, n = self.num_envs, self.num_players
+        shape = (B, n) if self.simultaneous else (B,)
+        given = _check_int_array("actions", actions, shape)  # by agent (simultaneous) or the acting agent's
+        live = self.live if envs is None else self.live & np.asarray(envs, np.bool_)
+        given = np.where(live.reshape((B,) + (1,) * (given.ndim - 1)), given, 0) if not live.all() else given
+        if not ((given >= 0) & (given < self.num_actions)).all() or not (np.take_along_axis(
+                self._mask, given[..., None], axis=-1)[..., 0] | ~live.reshape((B,) + (1,) * (given.ndim - 1))).all():
+            self._refuse(given, live)
+        # The kernel takes actions by seat: seat s of env b holds agent agent_of_seat[b, s].
+        seat_actions = np.take_along_axis(given, self.agent_of_seat, axis=1) if self.simultaneous else given
+        self.kernel.step(seat_actions, live, self.rng)
+        self.steps += live
+        terminated = self.kernel.over() & live
+        truncated = live & ~terminated & (self.steps >= self.max_steps)
+        by_seat = np.zeros((B, n), np.float32)
+        if self.reward_mode == "round":
+            by_seat += self.kernel.round_results()
+        elif terminated.any():
+            done = terminated
+            by_seat[done] = final_rewards(self.kernel.scores()[done], self.kernel.winners()[done], self.reward_mode,
+                                          self.game_class.score_range)
+        rewards = np.zeros((B, n), np.float32)
+        np.put_along_axis(rewards, self.agent_of_seat, by_seat, axis=1)
+        ended = terminated | truncated
+        self._ended_outcomes = {}
+        if ended.any():
+            if self.auto_reset:  # keep what a replay of the last step needs, before the new deal
+                self._ended_outcomes = {i: self.kernel.outcomes(i) for i in np.flatnonzero(ended)}
+                self._new_games(ended)
+            else:
+                self.live &= ~ended
+        return (*self._observe(), rewards, terminated, truncated)
+
+    def _new_games(self, which: np.ndarray) -> None:
+        _draw_seats(self.rng, which, self.agent_of_seat, self.seat_of_agent, self.shuffle_seats)
+        self.kernel.deal(which, self.rng)
+        self.steps[which] = 0
+        self.live |= which
+
+    def _observe(self):
+        if self.simultaneous:
+            self._seats[:] = self.seat_of_agent
+        else:
+            self._seats[:] = self.kernel.to_act()
+        self.kernel.masks(self._seats, self._mask)
+        self._mask[~self.live] = 0  # a finished or truncated game: nobody may act
+        self.kernel.encode(self._seats, self._obs)
+        if self.simultaneous:  # the seats were given by agent, so these are by agent too
+            return self._obs.copy(), self._mask.copy()
+        return self._obs.copy(), self._mask.copy(), self.agent_of_seat[self.envs, self._seats]
+
+    def _refuse(self, given: np.ndarray, live: np.ndarray) -> None:
+        """Name the first env whose action is illegal; nothing has changed."""
+        for b in range(self.num_envs):
+            agents = range(self.num_players) if self.simultaneous else [None]
+            for agent in agents if live[b] else ():
+                action = int(given[b] if agent is None else given[b, agent])
+                mask = self._mask[b] if agent is None else self._mask[b, agent]
+                if agent is None:
+                    agent = int(self.agent_of_seat[b, self._seats[b]])
+                if not (0 <= action < self.num_actions and mask[action]):
+                    raise IllegalActionError(
+                        f"{self.env_name}: env {b}: action {action} is illegal for player_{agent} "
+                        f"(seat {self.seat_of_agent[b, agent]}); legal actions: {np.flatnonzero(mask).tolist()}"
+                    )
+
+    # --- reference games --------------------------------------------------------------------------------
+    def export(self, i: int) -> Game:
+        """Env i as a reference `Game`, its rng seeded from env i's stream (the stream is not advanced)."""
+        game = self.kernel.export(self._env_index(i))
+        game.rng = stream_rng(self.rng[i])
+        return game
+
+    def load(self, i: int, game: Game) -> None:
+        """Set env i to the position of reference `game` (same game, options and player count)."""
+        i = self._env_index(i)
+        if type(game) is not self.game_class or game.num_players != self.num_players or game.config != self.config:
+            raise ConfigError(f"env {i} plays {self.game_class.name} with {self.num_players} players and options "
+                              f"{self.config}; the game given does not match")
+        problems = game.invariant_violations()
+        if problems:
+            raise ConfigError(f"the game given breaks its invariants: {problems}")
+        self.kernel.load(i, game)
+        self.steps[i] = 0
+        self.live[i] = not game.game_over
+
+    def outcomes(self, i: int) -> dict:
+        """The chance outcomes of env i's last step, as keywords that script them in the reference game
+        (also when that step ended the game and a new one was dealt)."""
+        i = self._env_index(i)
+        return self._ended_outcomes[i] if i in self._ended_outcomes else self.kernel.outcomes(i)
+
+    def observe(self):
+        """The current observations, masks (and, turn-based, the agents to act), as `reset` returns them."""
+        return self._observe()
+
+    def agent_seats(self, i: int) -> list[int]:
+        """Env i's seat of each agent."""
+        return self.seat_of_agent[self._env_index(i)].tolist()
+
+    def _env_index(self, i: int) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ConfigError(f"env index must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        return int(i)

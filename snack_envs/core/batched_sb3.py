@@ -1,0 +1,191 @@
+"""A Stable-Baselines3 `VecEnv` over the batched engine, for MaskablePPO self-play (`vec_env: batched`).
+
+Each of the B envs is one game; the learner is agent 0, whose seat the
+engine's seat shuffling draws anew each game. The other agents are
+opponents drawn per game and per seat by an `OpponentMix` (random, the
+game's heuristic, or a frozen snapshot of the learner) and they move inside
+`step_wait`: after the learner's action, every env whose next decision is an
+opponent's is stepped again (a simultaneous game: opponents act in the same
+tick) until the learner is to act in every env. The reward is the learner's,
+also when an opponent's move ends the game; a finished game starts again at
+once (SB3's auto-reset) and its info holds the Monitor-style `episode`. A
+game cut at `max_steps` counts as ended, not as a time limit to bootstrap
+from (the bound lies far beyond real games). `env_method("action_masks")` answers from the
+batch, so MaskablePPO needs no wrapper.
+
+Opponents act in batches: random from the masks, snapshots by one torch
+forward pass per snapshot, the heuristic through the kernel's native bot
+where it has one (`Kernel.heuristic_actions`), else the Python bot per env.
+Needs the `train` extra.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from snack_envs import specs
+from snack_envs.core.batched import BatchedEnv
+from snack_envs.opponents import OpponentMix
+
+LEARNER = 0
+RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. index the snapshots
+
+
+class BatchedSelfPlayVecEnv(VecEnv):
+    def __init__(self, env_name: str, num_envs: int, num_players: int, seed: int, reward: str,
+                 opponents: dict[str, float], max_snapshots: int = 5, **options: Any):
+        self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward, **options)
+        self.env_name, self.num_players, self.options = env_name, num_players, options
+        self.simultaneous = self.batch.simultaneous
+        self.mix = OpponentMix(opponents)
+        self.max_snapshots = max_snapshots
+        self.rng = np.random.default_rng(seed)
+        self.opponent = np.full((num_envs, num_players), RANDOM, np.int64)
+        self.returns = np.zeros(num_envs)
+        self.lengths = np.zeros(num_envs, np.int64)
+        self._python_heuristics: dict[tuple[int, int], Any] = {}
+        probe = specs.get(env_name).env_class(num_players=num_players, **options)
+        agent = probe.possible_agents[0]
+        self.render_mode = None
+        super().__init__(num_envs, probe.observation_space(agent)["observation"], probe.action_space(agent))
+        self._actions: np.ndarray | None = None
+        self._out: tuple = ()
+
+    # --- opponents ----------------------------------------------------------------------------------------
+    def add_snapshot(self, path: str) -> None:
+        from snack_envs.checkpoints import load_policy
+
+        snapshot = load_policy(path, self.env_name, self.num_players, deterministic=False)
+        self.mix = self.mix.with_snapshots([*self.mix.snapshots, snapshot], keep=self.max_snapshots)
+
+    def _draw_opponents(self, envs: np.ndarray) -> None:
+        codes = {"random": RANDOM, "heuristic": HEURISTIC}
+        for b in np.flatnonzero(envs):
+            for agent in range(1, self.num_players):
+                drawn = self.mix.draw(self.rng)
+                self.opponent[b, agent] = codes[drawn] if isinstance(drawn, str) else self.mix.snapshots.index(drawn)
+                self._python_heuristics.pop((b, agent), None)  # a stateful bot starts each game afresh
+
+    def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray, codes: np.ndarray, todo: np.ndarray) -> np.ndarray:
+        """Actions of the opponents of `codes` for the rows where `todo` (rows of obs/mask)."""
+        actions = np.zeros(len(codes), np.int64)
+        random_rows = todo & (codes == RANDOM)
+        if random_rows.any():
+            actions[random_rows] = (self.rng.random(mask[random_rows].shape) * mask[random_rows]).argmax(-1)
+        for k, snapshot in enumerate(self.mix.snapshots):
+            rows = todo & (codes == k)
+            if rows.any():
+                actions[rows] = snapshot.act_batch(obs[rows], mask[rows])
+        rows = todo & (codes == HEURISTIC)
+        if rows.any():
+            actions[rows] = self._heuristic(obs, mask, rows)
+        return actions
+
+    def _heuristic(self, obs, mask, rows) -> np.ndarray:
+        native = getattr(self.batch.kernel, "heuristic_actions", None)
+        if native is not None:
+            return native(obs[rows], mask[rows])
+        out = []
+        for row in np.flatnonzero(rows):
+            key = (row // self.num_players, row % self.num_players) if self.simultaneous else (row, -1)
+            bot = self._python_heuristics.get(key)
+            if bot is None:
+                bot = self._python_heuristics[key] = specs.get(self.env_name).heuristic(self.num_players, **self.options)
+            out.append(bot.act(obs[row], mask[row]))
+        return np.array(out, np.int64)
+
+    # --- the VecEnv protocol ----------------------------------------------------------------------------
+    def reset(self):
+        self._out = self.batch.reset()
+        self._draw_opponents(np.ones(self.num_envs, bool))
+        self.returns[:] = 0
+        self.lengths[:] = 0
+        rewards = np.zeros(self.num_envs)
+        done = np.zeros(self.num_envs, bool)
+        self._advance(rewards, done, [{} for _ in range(self.num_envs)])
+        return self._learner_obs()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.int64)
+
+    def step_wait(self):
+        rewards = np.zeros(self.num_envs)
+        done = np.zeros(self.num_envs, bool)
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        self._play(self._actions, np.ones(self.num_envs, bool), rewards, done, infos)
+        self._advance(rewards, done, infos)
+        return self._learner_obs(), rewards.astype(np.float32), done, infos
+
+    def _play(self, learner_actions, envs, rewards, done, infos) -> None:
+        """One engine step in `envs`: the learner's actions where it acts, opponents' elsewhere."""
+        B, n = self.num_envs, self.num_players
+        obs, mask = self._out[0], self._out[1]
+        if self.simultaneous:
+            codes = self.opponent.reshape(-1)
+            todo = np.repeat(envs, n) & (np.tile(np.arange(n), B) != LEARNER)
+            actions = self._opponent_actions(obs.reshape(B * n, -1), mask.reshape(B * n, -1), codes, todo).reshape(B, n)
+            if learner_actions is not None:
+                actions[:, LEARNER] = learner_actions
+        else:
+            player = self._out[2]
+            theirs = player != LEARNER
+            actions = self._opponent_actions(obs, mask, self.opponent[np.arange(B), player], envs & theirs)
+            if learner_actions is not None:
+                actions = np.where(theirs, actions, learner_actions)
+        self._out = self.batch.step(actions, envs=envs)
+        step_rewards, terminated, truncated = self._out[-3:]
+        rewards += np.where(envs, step_rewards[:, LEARNER], 0.0)
+        self.returns += np.where(envs, step_rewards[:, LEARNER], 0.0)
+        self.lengths += envs
+        ended = terminated | truncated
+        for b in np.flatnonzero(ended):
+            done[b] = True
+            infos[b]["episode"] = {"r": float(self.returns[b]), "l": int(self.lengths[b])}
+            self.returns[b], self.lengths[b] = 0.0, 0
+        if ended.any():
+            self._draw_opponents(ended)
+
+    def _advance(self, rewards, done, infos) -> None:
+        """Let opponents move until the learner is to act in every env (turn-based games)."""
+        if self.simultaneous:
+            return
+        for _ in range(10_000):
+            theirs = self._out[2] != LEARNER
+            if not theirs.any():
+                return
+            self._play(None, theirs, rewards, done, infos)
+        raise RuntimeError("opponents kept moving: the learner never got a turn")
+
+    def _learner_obs(self) -> np.ndarray:
+        return self._out[0][:, LEARNER] if self.simultaneous else self._out[0]
+
+    def action_masks(self) -> np.ndarray:
+        mask = self._out[1][:, LEARNER] if self.simultaneous else self._out[1]
+        return mask.astype(bool)
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs):
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        if method_name == "add_snapshot":
+            self.add_snapshot(*args, **kwargs)
+            return [None for _ in self._get_indices(indices)]
+        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
+
+    def get_attr(self, attr_name: str, indices=None):
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def seed(self, seed: int | None = None):
+        return [None for _ in range(self.num_envs)]
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,68 @@
+"""The one loop that plays an episode of any snack env; every tool that runs games uses it.
+
+    from snack_envs import specs
+    from snack_envs.agents import RandomPolicy
+    from snack_envs.core.rollout import play
+    env = specs.get("snack_wars_v0").raw_env(num_players=3, shuffle_seats=False)
+    result = play(env, {agent: RandomPolicy() for agent in env.possible_agents}, seed=0)
+
+It drives a raw env of either API: an AEC env (turn-based games: the agent
+to act moves) or a ParallelEnv (simultaneous games: every agent in the
+episode moves each step), until the episode ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from pettingzoo import ParallelEnv
+
+Watcher = Callable[[Any, "dict[str, int] | None"], "bool | None"]
+
+
+def policy_seed(seed: int | None, seat: int) -> int | None:
+    """The seed each policy is reset with at the start of a game, so stochastic policies replay alike."""
+    return None if seed is None else seed * 97 + seat
+
+
+def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watcher | None = None) -> dict:
+    """Reset `env` with `seed` and play it to the end with `policies` (agent -> Policy).
+
+    Each policy is reset first (`policy_seed`). `watch(env, actions)` is called after the reset
+    (actions None) and after every step (the actions of that step, agent -> action); when it returns
+    True the episode stops there. Returns, by seat: `scores` and `winners` (None while unfinished),
+    `finished` (the game ended by its rules), `truncated`, and `steps` (env steps taken)."""
+    for seat, agent in enumerate(env.possible_agents):
+        policies[agent].reset(policy_seed(seed, seat))
+    parallel = isinstance(env, ParallelEnv)
+    if parallel:
+        observations, _ = env.reset(seed=seed)
+    else:
+        env.reset(seed=seed)
+    steps, stopped = 0, bool(watch and watch(env, None))
+    while not stopped:
+        if parallel:
+            if not env.agents:
+                break
+            actions = {
+                a: policies[a].act(observations[a]["observation"], observations[a]["action_mask"]) for a in env.agents
+            }
+            observations, *_ = env.step(actions)
+        else:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            obs = env.observe(agent)
+            actions = {agent: policies[agent].act(obs["observation"], obs["action_mask"])}
+            env.step(actions[agent])
+        steps += 1
+        stopped = bool(watch and watch(env, actions))
+    game = env.game
+    finished = game.game_over
+    return {
+        "scores": game.scores() if finished else None,
+        "winners": game.winners() if finished else None,
+        "finished": finished,
+        "truncated": not finished and not stopped,
+        "steps": steps,
+    }

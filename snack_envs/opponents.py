@@ -1,0 +1,57 @@
+"""Who plays the seats beside the learner: one draw per seat and per episode, for both training backends.
+
+    mix = OpponentMix({"random": 0.2, "heuristic": 0.3, "self": 0.5})
+    mix = mix.with_snapshots(["step4096.zip"])   # frozen copies of the learner, oldest first
+    mix.draw(rng)                                # "random", "heuristic", or one of the snapshots
+
+The config's `opponents:` weights choose between random play, the game's
+heuristic bot and a frozen snapshot of the learner (one of them uniformly).
+Until the first snapshot exists, the "self" weight goes to the heuristic.
+Each seat draws on its own, so the opponents of an n-player game are
+independent draws. A snapshot is whatever the backend keeps: the SB3 backend
+a loaded checkpoint policy (`training.backends.sb3.OpponentPool`), RLlib a
+module id (`snack_envs.integrations.rllib.OpponentMapping`).
+
+It lives in the package, not in `training/`, because the RLlib integration
+(`snack_envs.integrations.rllib`) uses it too. Only numpy here: it must not
+import the policies (`snack_envs.agents`), which import the integrations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+KINDS = ("random", "heuristic", "self")
+
+
+class OpponentMix:
+    """The opponent weights and the snapshots to draw from (see the module docstring)."""
+
+    def __init__(self, weights: dict[str, float], snapshots: Sequence[Any] = ()):
+        self.weights = {k: float(weights.get(k, 0.0)) for k in KINDS}
+        if sum(self.weights.values()) <= 0:
+            raise ValueError("the opponent weights (random, heuristic, self) must not all be 0")
+        self.snapshots = tuple(snapshots)
+
+    def with_snapshots(self, snapshots: Sequence[Any], keep: int | None = None) -> "OpponentMix":
+        """The same weights over `snapshots`, only the newest `keep` of them if given."""
+        snapshots = tuple(snapshots)
+        return OpponentMix(self.weights, snapshots[-keep:] if keep else snapshots)
+
+    def probabilities(self) -> np.ndarray:
+        """Of random, heuristic, self (KINDS), normalised; "self" goes to the heuristic until a snapshot exists."""
+        w = self.weights
+        if self.snapshots:
+            p = np.array([w["random"], w["heuristic"], w["self"]])
+        else:
+            p = np.array([w["random"], w["heuristic"] + w["self"], 0.0])
+        return p / p.sum()
+
+    def draw(self, rng: np.random.Generator) -> Any:
+        """One seat's opponent: "random", "heuristic", or a snapshot (each as likely as the others)."""
+        kind = KINDS[int(rng.choice(len(KINDS), p=self.probabilities()))]
+        if kind == "self":
+            return self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return kind

@@ -1,0 +1,1167 @@
+"""Speed Snacks' batched kernel: B games as struct-of-arrays state, stepped in numba.
+
+The rules are `speed_snacks.rules` (the reference), transcribed tick for tick:
+the same speed draws (one uniform per non-wait action of a seat slower than 1),
+the same resolution-order draw when both actions go through, the same re-check
+of the second action and Hurry-up interrupt, the same scoring, inspection,
+Menu decisions and round hand-over (the loser starts; after a tie with equal
+toques the rng decides). Chance is drawn in the reference's order (Menu deal,
+starting player, deck, XXL pile at the deal; speeds, order, then starting
+player, deck, XXL pile for a round that starts in a tick), so every draw maps
+onto one of the reference's scripts (`outcomes`). Observations and masks are
+`SpeedSnacksEncoder`'s and the rules' legal actions, entry for entry;
+tests/differential holds the two engines together.
+
+State: one int32 row per env (`S`, fields at the offsets below) and one int8
+row of cards (`C`: the draw pile, the customer piles, the kitchens, the XXL
+stacks, and a copy of the last round's table for `last_round`), plus a bool
+`game_over`. Piles are fixed-capacity slices with a length field. Capacities,
+from the component counts (81 cards at most: 66 snacks, 5 Hurry-ups, 10
+cockroaches):
+- the draw pile: 81 cards. It is dealt into positions 0..n-1 (top = n-1) and a
+  draw only lowers n, so the whole round's order stays readable (`outcomes`);
+- a customer pile: 67 (the 66 snacks and one Hurry-up; a cockroach never goes
+  there, a second Hurry-up never on the same pile);
+- a kitchen pile: 76 (the 66 snacks and 10 cockroaches; never a Hurry-up);
+- an XXL stack: 66 (snacks only);
+- counts: 5 customer piles, 5 kitchen piles a player, 6 XXL cards, 7 Menu cards
+  a player's pile and fulfilled, 2 in a Menu hand, 15 Menu cards out of play.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from snack_envs.core.batched import below, uniform
+from snack_envs.speed_snacks.components import (
+    COCKROACH,
+    COPIES_PER_SNACK,
+    CUSTOMER_PILES,
+    HURRY_UP,
+    HURRY_UPS_TO_END,
+    KITCHEN_PILES,
+    MENU_HAND,
+    MENUS,
+    MENUS_PER_PLAYER,
+    NUM_COCKROACHES,
+    NUM_HURRY_UPS,
+    NUM_SNACKS,
+    TOQUES_TO_WIN,
+    XXL_BONUS,
+    XXL_CARDS,
+    XXL_PENALTY,
+    XXL_TARGET,
+)
+from snack_envs.speed_snacks.observation import LAYOUT
+from snack_envs.speed_snacks.rules import (
+    CUSTOMER,
+    DRAW_XXL,
+    HURRY,
+    HURRY_NEW,
+    INSPECT,
+    KITCHEN,
+    MENU_CHANGE,
+    MENU_KEEP,
+    MENU_POINT,
+    MENU_TOQUE,
+    NEW_CUSTOMER,
+    NEW_KITCHEN,
+    NUM_ACTIONS,
+    SLIDE,
+    TAKE_DISH,
+    WAIT,
+    XXL_PLACE,
+    SpeedSnacks,
+)
+
+# --- capacities (see the module docstring) ---------------------------------------------------------------
+MAX_CARDS = COPIES_PER_SNACK * NUM_SNACKS + NUM_HURRY_UPS + NUM_COCKROACHES  # 81
+CAP_CUST = COPIES_PER_SNACK * NUM_SNACKS + 1  # 67
+CAP_KIT = COPIES_PER_SNACK * NUM_SNACKS + NUM_COCKROACHES  # 76
+CAP_STK = COPIES_PER_SNACK * NUM_SNACKS  # 66
+NUM_XXL = len(XXL_CARDS)
+NUM_MENUS = len(MENUS)
+NK = KITCHEN_PILES
+NC = CUSTOMER_PILES
+TK = NUM_SNACKS + 1  # a kitchen card's kind as counted: 6 snacks, then the cockroach (index 6)
+
+# phases and tick results, as ints
+PLAY, INSPECTION, MENU, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("play", "inspection", "menu", "over")
+R_WAIT, R_MISSED, R_STOPPED, R_BLOCKED, R_DONE = 0, 1, 2, 3, 4
+RESULT_NAMES = ("wait", "missed", "stopped", "blocked", "done")
+
+# config vector (float64)
+CF_HEALTH, CF_DISH, CF_XXL, CF_MENU, CF_SPEED, CF_IDLE, CF_NEWER, CF_TIE_OTHER, CF_PLACED = 0, 1, 2, 3, 4, 6, 7, 8, 9
+NUM_CF = 10
+
+MENU_A = np.array([m[0] for m in MENUS], np.int64)
+MENU_B = np.array([m[1] for m in MENUS], np.int64)
+
+# --- the int32 state row: field offsets (hot fields first) ----------------------------------------------------------------
+_size = 0
+
+
+def _field(n: int = 1) -> int:
+    global _size
+    start = _size
+    _size += n
+    return start
+
+
+# hot fields first (what masks and observations read), each env's row in a few cache lines
+PHASE = _field()
+HAND = _field(2)  # -1: none
+NCUST = _field()
+CTOP = _field(NC)  # each customer pile's top card
+CORD = _field(NC)  # the snack it orders (-1: a lone Hurry-up)
+CUSTLEN = _field(NC)
+NKIT = _field(2)
+KTOP = _field(2 * NK)  # each kitchen pile's top card
+KITLEN = _field(2 * NK)
+NXP = _field()  # XXL pile size
+NXC = _field(2)
+DISH = _field(2)  # -1: none
+DLEFT = _field(NUM_SNACKS)  # 1 where that Dish of the Day is still on the table
+NMORD = _field()
+MORD = _field(2)
+NMFUL = _field(2)
+HURRY_UPS = _field()
+NDECK = _field()
+IDLE = _field()
+TOQ = _field(2)
+START = _field()
+PEN = _field(2)
+MBONUS = _field(2)
+MCHG = _field(4)  # per seat (pile, snack); pile -1: none
+LT_VALID = _field()
+LT_ACT = _field(2)
+LT_RES = _field(2)
+LT_NORD = _field()
+LT_ORD = _field(2)
+RS_VALID = _field()
+RS = _field(2)
+# the chance outcomes of the last step
+OC_PLAY = _field()  # a tick of play: `through` applies
+OC_THROUGH = _field(2)
+OC_ORDER = _field()  # both went through: `order` (LT_ORD) was drawn
+OC_NEWROUND = _field()  # a round started in this step: `deck`, `xxl_order`
+OC_STARTER = _field()  # -1, or the starting player drawn for it
+ROUND = _field()
+TICK = _field()
+XXLC = _field(2 * NUM_XXL)
+XLEN = _field(2 * NUM_XXL)
+XMATCH = _field(2 * NUM_XXL)  # matching snacks on each XXL card
+NMHAND = _field(2)
+MHAND = _field(2 * MENU_HAND)  # held longest first
+NMPILE = _field(2)
+KITCNT = _field(2 * NK * TK)  # cards by kind in each kitchen pile
+XXLPILE = _field(NUM_XXL)  # top = NXP - 1
+MPILE = _field(2 * MENUS_PER_PLAYER)  # top = NMPILE - 1
+MFUL = _field(2 * MENUS_PER_PLAYER)
+NMOUT = _field()
+MOUT = _field(NUM_MENUS)
+INSP = _field(2)  # -1: none
+# last_round
+LR_VALID = _field()
+LR_ROUND = _field()
+LR_POINTS = _field(2)
+LR_NWIN = _field()
+LR_WIN = _field(2)
+LR_START = _field()
+LR_NCUST = _field()
+LR_CUSTLEN = _field(NC)
+LR_NKIT = _field(2)
+LR_KITLEN = _field(2 * NK)
+LR_DISH = _field(2)
+LR_NXC = _field(2)
+LR_XXLC = _field(2 * NUM_XXL)
+LR_XLEN = _field(2 * NUM_XXL)
+LR_PEN = _field(2)
+LR_INSP = _field(2)
+LR_MBONUS = _field(2)
+LR_MCHG = _field(4)
+LR_TQB = _field(2)
+LR_TQA = _field(2)
+LR_WITHHELD = _field()
+NUM_S = _size
+
+# --- the int8 card row ---------------------------------------------------------------------------------
+_size = 0
+DECK = _field(MAX_CARDS)
+CUST = _field(NC * CAP_CUST)
+KIT = _field(2 * NK * CAP_KIT)
+STK = _field(2 * NUM_XXL * CAP_STK)
+LR_CUST = _field(NC * CAP_CUST)
+LR_KIT = _field(2 * NK * CAP_KIT)
+LR_STK = _field(2 * NUM_XXL * CAP_STK)
+NUM_C = _size
+del _size
+
+# observation offsets
+_SL = LAYOUT.slices
+O_PHASE = _SL["phase"].start
+O_DECIDER = _SL["menu_decider"].start
+O_HAND = _SL["hand"].start
+O_CUST = _SL["customer_piles"].start
+O_ORDERS = _SL["orders"].start
+O_HURRY = _SL["hurry_ups"].start
+O_DRAW = _SL["draw_pile"].start
+O_IDLE = _SL["idle"].start
+O_KSIZES = _SL["kitchen_sizes"].start
+O_MYTOPS = _SL["my_kitchen_tops"].start
+O_MYCONT = _SL["my_kitchen_contents"].start
+O_OPPTOPS = _SL["opp_kitchen_tops"].start
+O_TOQ = _SL["toques"].start
+O_START = _SL["starting_player"].start
+O_POINTS = _SL["round_points"].start
+O_PEN = _SL["penalties"].start
+O_DLEFT = _SL["dishes_left"].start
+O_DTAKEN = _SL["dishes_taken"].start
+O_XPILE = _SL["xxl_pile"].start
+O_MYXXL = _SL["my_xxl"].start
+O_XSTACKS = _SL["xxl_stacks"].start
+O_XMATCH = _SL["my_xxl_matching"].start
+O_OPPXXL = _SL["opp_xxl"].start
+O_MYMENUS = _SL["my_menus"].start
+O_MFUL = _SL["menus_fulfilled"].start
+O_MPILES = _SL["menu_piles"].start
+O_OPPMHAND = _SL["opp_menu_hand"].start
+O_MODULES = _SL["modules"].start
+O_SPEEDS = _SL["speeds"].start
+OBS_SIZE = LAYOUT.size
+
+
+# --- small accessors ------------------------------------------------------------------------------------
+@numba.njit(inline="always")
+def _push_cust(S, C, b, i, card):
+    n = S[b, CUSTLEN + i]
+    C[b, CUST + i * CAP_CUST + n] = card
+    S[b, CUSTLEN + i] = n + 1
+    S[b, CTOP + i] = card
+    if card != HURRY_UP:
+        S[b, CORD + i] = card
+    elif n == 0:
+        S[b, CORD + i] = -1
+
+
+@numba.njit(inline="always")
+def _push_kit(S, C, b, p, i, card):
+    k = p * NK + i
+    n = S[b, KITLEN + k]
+    C[b, KIT + k * CAP_KIT + n] = card
+    S[b, KITLEN + k] = n + 1
+    S[b, KTOP + k] = card
+    S[b, KITCNT + k * TK + min(card, TK - 1)] += 1
+
+
+@numba.njit(inline="always")
+def _orders(S, C, b, orders):
+    for s in range(NUM_SNACKS):
+        orders[s] = 0
+    for i in range(S[b, NCUST]):
+        s = S[b, CORD + i]
+        if s >= 0:
+            orders[s] += 1
+
+
+@numba.njit(cache=True)
+def _round_points(S, C, b, p, orders):
+    """Seat p's points in the current round's scoring (`orders` from `_orders`)."""
+    total = 0
+    dish = S[b, DISH + p]
+    changed_pile = S[b, MCHG + 2 * p]
+    for i in range(S[b, NKIT + p]):
+        t = S[b, KTOP + p * NK + i]
+        if i == changed_pile:
+            t = S[b, MCHG + 2 * p + 1]
+        if t < NUM_SNACKS:
+            total += orders[t]
+        if dish >= 0 and t == dish:
+            total += 1
+    for j in range(S[b, NXC + p]):
+        k = p * NUM_XXL + j
+        if S[b, XLEN + k] == XXL_TARGET and S[b, XMATCH + k] == XXL_TARGET:
+            total += XXL_BONUS
+        else:
+            total += XXL_PENALTY
+    return total - S[b, PEN + p] + S[b, MBONUS + p]
+
+
+# --- a round -------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _start_round(S, C, b, starter, cfg, rng):
+    S[b, ROUND] += 1
+    S[b, PHASE] = PLAY
+    S[b, START] = starter
+    # the draw pile: the round's cards shuffled (Fisher-Yates), top = last
+    k = 0
+    for kind in range(NUM_SNACKS):
+        for _ in range(COPIES_PER_SNACK):
+            C[b, DECK + k] = kind
+            k += 1
+    for _ in range(NUM_HURRY_UPS):
+        C[b, DECK + k] = HURRY_UP
+        k += 1
+    if cfg[CF_HEALTH]:
+        for _ in range(NUM_COCKROACHES):
+            C[b, DECK + k] = COCKROACH
+            k += 1
+    for i in range(k - 1, 0, -1):
+        j = below(rng, b, i + 1)
+        t = C[b, DECK + i]
+        C[b, DECK + i] = C[b, DECK + j]
+        C[b, DECK + j] = t
+    S[b, NCUST] = 0
+    for i in range(NC):
+        S[b, CUSTLEN + i] = 0
+    for i in range(2):
+        S[b, NKIT + i] = 0
+    for i in range(2 * NK):
+        S[b, KITLEN + i] = 0
+    for i in range(2 * NK * TK):
+        S[b, KITCNT + i] = 0
+    S[b, HURRY_UPS] = 0
+    S[b, IDLE] = 0
+    S[b, HAND + starter] = C[b, DECK + k - 1]
+    S[b, HAND + 1 - starter] = C[b, DECK + k - 2]
+    S[b, NDECK] = k - 2
+    dish = 1 if cfg[CF_DISH] else 0
+    for s in range(NUM_SNACKS):
+        S[b, DLEFT + s] = dish
+    S[b, DISH] = -1
+    S[b, DISH + 1] = -1
+    if cfg[CF_XXL]:
+        for i in range(NUM_XXL):
+            S[b, XXLPILE + i] = i
+        for i in range(NUM_XXL - 1, 0, -1):
+            j = below(rng, b, i + 1)
+            t = S[b, XXLPILE + i]
+            S[b, XXLPILE + i] = S[b, XXLPILE + j]
+            S[b, XXLPILE + j] = t
+        S[b, NXP] = NUM_XXL
+    else:
+        S[b, NXP] = 0
+    for i in range(2):
+        S[b, NXC + i] = 0
+    for i in range(2 * NUM_XXL):
+        S[b, XLEN + i] = 0
+        S[b, XMATCH + i] = 0
+    for p in range(2):  # Menu hands are topped up to 2 before each round
+        while S[b, NMHAND + p] < MENU_HAND and S[b, NMPILE + p] > 0:
+            S[b, NMPILE + p] -= 1
+            S[b, MHAND + p * MENU_HAND + S[b, NMHAND + p]] = S[b, MPILE + p * MENUS_PER_PLAYER + S[b, NMPILE + p]]
+            S[b, NMHAND + p] += 1
+    for p in range(2):
+        S[b, INSP + p] = -1
+        S[b, PEN + p] = 0
+        S[b, MBONUS + p] = 0
+        S[b, MCHG + 2 * p] = -1
+        S[b, MCHG + 2 * p + 1] = 0
+    S[b, NMORD] = 0
+
+
+@numba.njit(cache=True)
+def _deal(which, rng, S, C, over, cfg):
+    for b in range(which.shape[0]):
+        if not which[b]:
+            continue
+        S[b, :] = 0
+        over[b] = False
+        if cfg[CF_MENU]:
+            deal = np.arange(NUM_MENUS)
+            for i in range(NUM_MENUS - 1, 0, -1):
+                j = below(rng, b, i + 1)
+                deal[i], deal[j] = deal[j], deal[i]
+            # seat 0's pile holds deal[0:7] with deal[0] on top (top = last); seat 1's deal[7:14]
+            for k in range(MENUS_PER_PLAYER):
+                S[b, MPILE + k] = deal[MENUS_PER_PLAYER - 1 - k]
+                S[b, MPILE + MENUS_PER_PLAYER + k] = deal[2 * MENUS_PER_PLAYER - 1 - k]
+            S[b, NMPILE] = MENUS_PER_PLAYER
+            S[b, NMPILE + 1] = MENUS_PER_PLAYER
+            S[b, NMOUT] = NUM_MENUS - 2 * MENUS_PER_PLAYER
+            for k in range(NUM_MENUS - 2 * MENUS_PER_PLAYER):
+                S[b, MOUT + k] = deal[2 * MENUS_PER_PLAYER + k]
+        S[b, OC_STARTER] = -1
+        starter = below(rng, b, 2)
+        _start_round(S, C, b, starter, cfg, rng)
+
+
+@numba.njit(inline="always")
+def _play_mask(S, C, b, p, out, k):
+    """The legal actions of seat p in a tick of play, into out[b, k] (zeroed by the caller). Written as
+    out[b, k, a], not through a row view: a view per row costs reference counting."""
+    hand = S[b, HAND + p]
+    n_cust = S[b, NCUST]
+    if hand == HURRY_UP:
+        any_open = False
+        for i in range(n_cust):
+            if S[b, CTOP + i] != HURRY_UP:
+                out[b, k, HURRY + i] = 1
+                any_open = True
+        if not any_open:
+            out[b, k, HURRY_NEW] = 1
+        return
+    out[b, k, WAIT] = 1
+    if hand < NUM_SNACKS:
+        for i in range(n_cust):
+            if S[b, CTOP + i] != HURRY_UP:
+                out[b, k, CUSTOMER + i] = 1
+            elif S[b, CUSTLEN + i] == 1:
+                out[b, k, SLIDE + i] = 1
+        if n_cust < NC:
+            out[b, k, NEW_CUSTOMER] = 1
+        for j in range(S[b, NXC + p]):
+            out[b, k, XXL_PLACE + j] = 1
+    n_kit = S[b, NKIT + p]
+    for i in range(n_kit):
+        out[b, k, KITCHEN + i] = 1
+    if n_kit < NK:
+        out[b, k, NEW_KITCHEN] = 1
+    if S[b, NXP] > 0:
+        out[b, k, DRAW_XXL] = 1
+    if S[b, DISH + p] < 0:
+        for s in range(NUM_SNACKS):
+            if S[b, DLEFT + s]:
+                out[b, k, TAKE_DISH + s] = 1
+
+
+@numba.njit(inline="always")
+def _play_legal(S, b, p, a):
+    """Whether action a of seat p is legal in a tick of play (`_play_mask`'s entry a, without the mask):
+    the re-check of the action that resolves second."""
+    hand = S[b, HAND + p]
+    n_cust = S[b, NCUST]
+    if hand == HURRY_UP:
+        if HURRY <= a < HURRY_NEW:
+            return a - HURRY < n_cust and S[b, CTOP + a - HURRY] != HURRY_UP
+        if a == HURRY_NEW:
+            for i in range(n_cust):
+                if S[b, CTOP + i] != HURRY_UP:
+                    return False
+            return True
+        return False
+    if a == WAIT:
+        return True
+    if a < NEW_CUSTOMER:
+        return hand < NUM_SNACKS and a - CUSTOMER < n_cust and S[b, CTOP + a - CUSTOMER] != HURRY_UP
+    if a == NEW_CUSTOMER:
+        return hand < NUM_SNACKS and n_cust < NC
+    if a < NEW_KITCHEN:
+        return a - KITCHEN < S[b, NKIT + p]
+    if a == NEW_KITCHEN:
+        return S[b, NKIT + p] < NK
+    if a <= HURRY_NEW:
+        return False
+    if a < XXL_PLACE:
+        i = a - SLIDE
+        return hand < NUM_SNACKS and i < n_cust and S[b, CTOP + i] == HURRY_UP and S[b, CUSTLEN + i] == 1
+    if a < DRAW_XXL:
+        return hand < NUM_SNACKS and a - XXL_PLACE < S[b, NXC + p]
+    if a == DRAW_XXL:
+        return S[b, NXP] > 0
+    if a < INSPECT:
+        return S[b, DISH + p] < 0 and S[b, DLEFT + a - TAKE_DISH] != 0
+    return False
+
+
+@numba.njit(cache=True)
+def _play(S, C, b, p, action):
+    """Carry out a legal play-phase action of seat p."""
+    hand = S[b, HAND + p]
+    if action < NEW_CUSTOMER:
+        _push_cust(S, C, b, action - CUSTOMER, hand)
+    elif action == NEW_CUSTOMER:
+        i = S[b, NCUST]
+        S[b, NCUST] = i + 1
+        S[b, CUSTLEN + i] = 0
+        _push_cust(S, C, b, i, hand)
+    elif action < NEW_KITCHEN:
+        _push_kit(S, C, b, p, action - KITCHEN, hand)
+    elif action == NEW_KITCHEN:
+        i = S[b, NKIT + p]
+        S[b, NKIT + p] = i + 1
+        _push_kit(S, C, b, p, i, hand)
+    elif action <= HURRY_NEW:
+        if action == HURRY_NEW:
+            i = S[b, NCUST]
+            S[b, NCUST] = i + 1
+            S[b, CUSTLEN + i] = 0
+        else:
+            i = action - HURRY
+        _push_cust(S, C, b, i, HURRY_UP)
+        S[b, HURRY_UPS] += 1
+        if S[b, HURRY_UPS] == HURRY_UPS_TO_END:
+            S[b, HAND + p] = -1  # the round ends at once: no card is drawn
+            return
+    elif action < XXL_PLACE:  # slide under a lone Hurry-up
+        i = action - SLIDE
+        C[b, CUST + i * CAP_CUST] = hand
+        C[b, CUST + i * CAP_CUST + 1] = HURRY_UP
+        S[b, CUSTLEN + i] = 2
+        S[b, CORD + i] = hand
+    elif action < DRAW_XXL:
+        k = p * NUM_XXL + action - XXL_PLACE
+        n = S[b, XLEN + k]
+        C[b, STK + k * CAP_STK + n] = hand
+        S[b, XLEN + k] = n + 1
+        if hand == S[b, XXLC + k]:
+            S[b, XMATCH + k] += 1
+    elif action == DRAW_XXL:
+        n = S[b, NXP] - 1
+        S[b, NXP] = n
+        j = S[b, NXC + p]
+        k = p * NUM_XXL + j
+        S[b, XXLC + k] = S[b, XXLPILE + n]
+        S[b, XLEN + k] = 0
+        S[b, XMATCH + k] = 0
+        S[b, NXC + p] = j + 1
+        return
+    else:
+        s = action - TAKE_DISH
+        S[b, DISH + p] = s
+        S[b, DLEFT + s] = 0
+        return
+    n = S[b, NDECK] - 1  # never empty here (see the rules' docstring)
+    S[b, NDECK] = n
+    S[b, HAND + p] = C[b, DECK + n]
+
+
+@numba.njit(cache=True)
+def _finish_round(S, C, b, over, cfg, rng, orders):
+    """Hand out the toque(s), end the game or start the next round."""
+    _orders(S, C, b, orders)
+    p0 = _round_points(S, C, b, 0, orders)
+    p1 = _round_points(S, C, b, 1, orders)
+    S[b, LR_TQB] = S[b, TOQ]
+    S[b, LR_TQB + 1] = S[b, TOQ + 1]
+    if p0 == p1:
+        S[b, LR_NWIN] = 2
+        S[b, LR_WIN] = 0
+        S[b, LR_WIN + 1] = 1
+        S[b, RS] = 0
+        S[b, RS + 1] = 0
+        S[b, TOQ] += 1
+        S[b, TOQ + 1] += 1
+        w = -1
+    else:
+        w = 0 if p0 > p1 else 1
+        S[b, LR_NWIN] = 1
+        S[b, LR_WIN] = w
+        S[b, RS + w] = 1
+        S[b, RS + 1 - w] = -1
+        S[b, TOQ + w] += 1
+    S[b, RS_VALID] = 1
+    r0 = S[b, TOQ] >= TOQUES_TO_WIN
+    r1 = S[b, TOQ + 1] >= TOQUES_TO_WIN
+    withheld = r0 and r1
+    if withheld:  # both at 5 at once: another round decides; the 5th is withheld
+        S[b, TOQ] = TOQUES_TO_WIN - 1
+        S[b, TOQ + 1] = TOQUES_TO_WIN - 1
+    elif r0:
+        S[b, TOQ] = TOQUES_TO_WIN
+    elif r1:
+        S[b, TOQ + 1] = TOQUES_TO_WIN
+    # last_round: a copy of the table as it was scored
+    S[b, LR_VALID] = 1
+    S[b, LR_ROUND] = S[b, ROUND]
+    S[b, LR_POINTS] = p0
+    S[b, LR_POINTS + 1] = p1
+    S[b, LR_START] = S[b, START]
+    S[b, LR_NCUST] = S[b, NCUST]
+    for i in range(S[b, NCUST]):
+        n = S[b, CUSTLEN + i]
+        S[b, LR_CUSTLEN + i] = n
+        for k in range(n):
+            C[b, LR_CUST + i * CAP_CUST + k] = C[b, CUST + i * CAP_CUST + k]
+    for p in range(2):
+        S[b, LR_NKIT + p] = S[b, NKIT + p]
+        for i in range(S[b, NKIT + p]):
+            q = p * NK + i
+            n = S[b, KITLEN + q]
+            S[b, LR_KITLEN + q] = n
+            for k in range(n):
+                C[b, LR_KIT + q * CAP_KIT + k] = C[b, KIT + q * CAP_KIT + k]
+        S[b, LR_NXC + p] = S[b, NXC + p]
+        for j in range(S[b, NXC + p]):
+            q = p * NUM_XXL + j
+            n = S[b, XLEN + q]
+            S[b, LR_XXLC + q] = S[b, XXLC + q]
+            S[b, LR_XLEN + q] = n
+            for k in range(n):
+                C[b, LR_STK + q * CAP_STK + k] = C[b, STK + q * CAP_STK + k]
+        S[b, LR_DISH + p] = S[b, DISH + p]
+        S[b, LR_PEN + p] = S[b, PEN + p]
+        S[b, LR_INSP + p] = S[b, INSP + p]
+        S[b, LR_MBONUS + p] = S[b, MBONUS + p]
+        S[b, LR_MCHG + 2 * p] = S[b, MCHG + 2 * p]
+        S[b, LR_MCHG + 2 * p + 1] = S[b, MCHG + 2 * p + 1]
+        S[b, LR_TQA + p] = S[b, TOQ + p]
+    S[b, LR_WITHHELD] = 1 if withheld else 0
+    if (r0 or r1) and not withheld:
+        S[b, PHASE] = OVER
+        over[b] = True
+        return
+    if w >= 0:
+        starter = 1 - w  # the loser starts
+    elif S[b, TOQ] != S[b, TOQ + 1]:
+        starter = 0 if S[b, TOQ] < S[b, TOQ + 1] else 1
+    else:
+        starter = below(rng, b, 2)
+        S[b, OC_STARTER] = starter
+    S[b, OC_NEWROUND] = 1
+    _start_round(S, C, b, starter, cfg, rng)
+
+
+@numba.njit(cache=True)
+def _after_inspection(S, C, b, over, cfg, rng, orders):
+    """Top cards are face up now: fulfil Menus, then let Menu holders decide, leader first."""
+    if cfg[CF_MENU]:
+        have = np.zeros(8, np.int64)
+        need = np.zeros(NUM_SNACKS, np.int64)
+        for p in range(2):
+            have[:] = 0
+            need[:] = 0
+            for i in range(S[b, NKIT + p]):
+                have[S[b, KTOP + p * NK + i]] += 1
+            n = S[b, NMHAND + p]
+            h = MHAND + p * MENU_HAND
+            for m in range(n):
+                need[MENU_A[S[b, h + m]]] += 1
+                need[MENU_B[S[b, h + m]]] += 1
+            every = True
+            for s in range(NUM_SNACKS):
+                if have[s] < need[s]:
+                    every = False
+            done = -1  # the hand index fulfilled alone; n: all of them
+            if every:
+                done = n
+            else:
+                for r in range(n):
+                    m = n - 1 - r if cfg[CF_NEWER] else r
+                    if have[MENU_A[S[b, h + m]]] and have[MENU_B[S[b, h + m]]]:
+                        done = m
+                        break
+            if done == n:
+                for m in range(n):
+                    S[b, MFUL + p * MENUS_PER_PLAYER + S[b, NMFUL + p]] = S[b, h + m]
+                    S[b, NMFUL + p] += 1
+                S[b, NMHAND + p] = 0
+            elif done >= 0:
+                S[b, MFUL + p * MENUS_PER_PLAYER + S[b, NMFUL + p]] = S[b, h + done]
+                S[b, NMFUL + p] += 1
+                for m in range(done, n - 1):
+                    S[b, h + m] = S[b, h + m + 1]
+                S[b, NMHAND + p] = n - 1
+        _orders(S, C, b, orders)
+        p0 = _round_points(S, C, b, 0, orders)
+        p1 = _round_points(S, C, b, 1, orders)
+        if p0 != p1:
+            first = 0 if p0 > p1 else 1
+        elif not cfg[CF_TIE_OTHER]:
+            first = S[b, START]
+        else:
+            first = 1 - S[b, START]
+        k = 0
+        if S[b, NMFUL + first]:
+            S[b, MORD + k] = first
+            k += 1
+        if S[b, NMFUL + 1 - first]:
+            S[b, MORD + k] = 1 - first
+            k += 1
+        S[b, NMORD] = k
+        if k:
+            S[b, PHASE] = MENU
+            return
+    _finish_round(S, C, b, over, cfg, rng, orders)
+
+
+@numba.njit(cache=True)
+def _end_play(S, C, b, over, cfg, rng, orders):
+    if cfg[CF_HEALTH] and (S[b, NKIT] or S[b, NKIT + 1]):
+        S[b, PHASE] = INSPECTION
+    else:
+        _after_inspection(S, C, b, over, cfg, rng, orders)
+
+
+@numba.njit(cache=True)
+def _step(actions, live, rng, S, C, over, cfg):
+    orders = np.zeros(NUM_SNACKS, np.int64)
+    idle_ticks = int(cfg[CF_IDLE])
+    for b in range(actions.shape[0]):
+        if not live[b] or over[b]:
+            continue
+        S[b, OC_PLAY] = 0
+        S[b, OC_ORDER] = 0
+        S[b, OC_NEWROUND] = 0
+        S[b, OC_STARTER] = -1
+        S[b, RS_VALID] = 0
+        S[b, TICK] += 1
+        a0 = actions[b, 0]
+        a1 = actions[b, 1]
+        phase = S[b, PHASE]
+        if phase == PLAY:
+            S[b, OC_PLAY] = 1
+            S[b, LT_RES] = R_WAIT
+            S[b, LT_RES + 1] = R_WAIT
+            ng = 0
+            for p in range(2):
+                a = a0 if p == 0 else a1
+                ok = True
+                if a != WAIT:
+                    speed = cfg[CF_SPEED + p]
+                    ok = speed >= 1.0 or uniform(rng, b) < speed
+                    if ok:
+                        S[b, LT_ORD + ng] = p
+                        ng += 1
+                    else:
+                        S[b, LT_RES + p] = R_MISSED
+                S[b, OC_THROUGH + p] = 1 if ok else 0
+            if ng == 2:
+                S[b, OC_ORDER] = 1
+                if uniform(rng, b) < 0.5:
+                    S[b, LT_ORD] = 0
+                    S[b, LT_ORD + 1] = 1
+                else:
+                    S[b, LT_ORD] = 1
+                    S[b, LT_ORD + 1] = 0
+            round_over = False
+            interrupted = False
+            for i in range(ng):
+                p = S[b, LT_ORD + i]
+                a = a0 if p == 0 else a1
+                if interrupted:
+                    S[b, LT_RES + p] = R_STOPPED
+                    continue
+                if i > 0 and not _play_legal(S, b, p, a):
+                    S[b, LT_RES + p] = R_BLOCKED
+                    continue
+                _play(S, C, b, p, a)
+                S[b, LT_RES + p] = R_DONE
+                if HURRY <= a <= HURRY_NEW:
+                    interrupted = True
+                    round_over = S[b, HURRY_UPS] == HURRY_UPS_TO_END
+            if a0 == WAIT and a1 == WAIT:
+                S[b, IDLE] += 1
+            else:
+                S[b, IDLE] = 0
+            S[b, LT_VALID] = 1
+            S[b, LT_ACT] = a0
+            S[b, LT_ACT + 1] = a1
+            S[b, LT_NORD] = ng
+            if round_over or S[b, IDLE] >= idle_ticks:
+                _end_play(S, C, b, over, cfg, rng, orders)
+        elif phase == INSPECTION:
+            for p in range(2):
+                a = a0 if p == 0 else a1
+                if a != WAIT:
+                    pile = a - INSPECT
+                    S[b, INSP + p] = pile
+                    S[b, PEN + 1 - p] = S[b, KITCNT + ((1 - p) * NK + pile) * TK + TK - 1]
+            _after_inspection(S, C, b, over, cfg, rng, orders)
+        else:  # the Menu decisions
+            p = S[b, MORD]
+            S[b, MORD] = S[b, MORD + 1]
+            S[b, NMORD] -= 1
+            a = a0 if p == 0 else a1
+            given_up = 0
+            if a == MENU_POINT:
+                given_up = 1
+                S[b, MBONUS + p] = 1
+            elif MENU_CHANGE <= a < MENU_TOQUE:
+                given_up = 2
+                S[b, MCHG + 2 * p] = (a - MENU_CHANGE) // NUM_SNACKS
+                S[b, MCHG + 2 * p + 1] = (a - MENU_CHANGE) % NUM_SNACKS
+            elif a == MENU_TOQUE:
+                given_up = 3
+                S[b, TOQ + p] += 1
+            for _ in range(given_up):  # back to the box
+                S[b, NMFUL + p] -= 1
+                S[b, MOUT + S[b, NMOUT]] = S[b, MFUL + p * MENUS_PER_PLAYER + S[b, NMFUL + p]]
+                S[b, NMOUT] += 1
+            if S[b, NMORD] == 0:
+                _finish_round(S, C, b, over, cfg, rng, orders)
+
+
+@numba.njit(cache=True)
+def _masks(seats, out, S, C, over):
+    """The masks of `seats` into `out` (zeroed by the caller)."""
+    for b in range(seats.shape[0]):
+        for k in range(seats.shape[1]):
+            if over[b]:
+                continue
+            p = seats[b, k]
+            phase = S[b, PHASE]
+            if phase == PLAY:
+                _play_mask(S, C, b, p, out, k)
+            elif phase == INSPECTION:
+                n = S[b, NKIT + 1 - p]
+                if n:
+                    for i in range(n):
+                        out[b, k, INSPECT + i] = 1
+                else:
+                    out[b, k, WAIT] = 1
+            elif S[b, MORD] != p:
+                out[b, k, WAIT] = 1
+            else:
+                have = S[b, NMFUL + p]
+                out[b, k, MENU_KEEP] = 1
+                if have >= 1:
+                    out[b, k, MENU_POINT] = 1
+                if have >= 2:
+                    for i in range(S[b, NKIT + p]):
+                        top = S[b, KTOP + p * NK + i]
+                        if top < NUM_SNACKS:
+                            for s in range(NUM_SNACKS):
+                                if s != top:
+                                    out[b, k, MENU_CHANGE + i * NUM_SNACKS + s] = 1
+                if have >= 3:
+                    out[b, k, MENU_TOQUE] = 1
+
+
+@numba.njit(cache=True)
+def _encode(seats, out, S, C, cfg):
+    """The observations of `seats` into `out` (zeroed by the caller): only the entries that may not be 0."""
+    orders = np.zeros(NUM_SNACKS, np.int64)
+    placed = cfg[CF_PLACED] != 0.0
+    for b in range(seats.shape[0]):
+        phase = S[b, PHASE]
+        scoring = phase == MENU or phase == OVER
+        _orders(S, C, b, orders)
+        for k in range(seats.shape[1]):
+            me = seats[b, k]
+            opp = 1 - me
+            if phase < OVER:
+                out[b, k, O_PHASE + phase] = 1.0
+            if phase == MENU:
+                decider = S[b, MORD]
+                out[b, k, O_DECIDER + (0 if decider == me else 1)] = 1.0
+            hand = S[b, HAND + me]
+            out[b, k, O_HAND + (8 if hand < 0 else hand)] = 1.0
+            for i in range(S[b, NCUST]):
+                base = O_CUST + 9 * i
+                out[b, k, base] = 1.0
+                order = S[b, CORD + i]
+                if S[b, CTOP + i] != HURRY_UP:
+                    out[b, k, base + 1 + order] = 1.0
+                elif order >= 0:
+                    out[b, k, base + 1 + order] = 1.0
+                    out[b, k, base + 7] = 1.0
+                else:
+                    out[b, k, base + 7] = 1.0
+                    out[b, k, base + 8] = 1.0
+            for s in range(NUM_SNACKS):
+                out[b, k, O_ORDERS + s] = orders[s]
+            out[b, k, O_HURRY] = S[b, HURRY_UPS]
+            out[b, k, O_DRAW] = S[b, NDECK]
+            out[b, k, O_IDLE] = S[b, IDLE]
+            n_mine = S[b, NKIT + me]
+            n_theirs = S[b, NKIT + opp]
+            for i in range(n_mine):
+                out[b, k, O_KSIZES + i] = S[b, KITLEN + me * NK + i]
+            for i in range(n_theirs):
+                out[b, k, O_KSIZES + NK + i] = S[b, KITLEN + opp * NK + i]
+            if placed or scoring:
+                for i in range(n_mine):
+                    out[b, k, O_MYTOPS + TK * i + min(S[b, KTOP + me * NK + i], TK - 1)] = 1.0
+            if placed:
+                for i in range(n_mine):
+                    q = KITCNT + (me * NK + i) * TK
+                    for t in range(TK):
+                        out[b, k, O_MYCONT + TK * i + t] = S[b, q + t]
+            if scoring:
+                for i in range(n_theirs):
+                    out[b, k, O_OPPTOPS + TK * i + min(S[b, KTOP + opp * NK + i], TK - 1)] = 1.0
+            out[b, k, O_TOQ] = S[b, TOQ + me]
+            out[b, k, O_TOQ + 1] = S[b, TOQ + opp]
+            out[b, k, O_START + (0 if S[b, START] == me else 1)] = 1.0
+            if scoring:
+                out[b, k, O_POINTS] = _round_points(S, C, b, me, orders)
+                out[b, k, O_POINTS + 1] = _round_points(S, C, b, opp, orders)
+            out[b, k, O_PEN] = S[b, PEN + me]
+            out[b, k, O_PEN + 1] = S[b, PEN + opp]
+            if cfg[CF_DISH]:
+                for s in range(NUM_SNACKS):
+                    out[b, k, O_DLEFT + s] = S[b, DLEFT + s]
+                if S[b, DISH + me] >= 0:
+                    out[b, k, O_DTAKEN + S[b, DISH + me]] = 1.0
+                if S[b, DISH + opp] >= 0:
+                    out[b, k, O_DTAKEN + NUM_SNACKS + S[b, DISH + opp]] = 1.0
+            if cfg[CF_XXL]:
+                out[b, k, O_XPILE] = S[b, NXP]
+                n_cards = S[b, NXC + me]
+                just_drawn = -1
+                if not placed and S[b, LT_VALID] and S[b, LT_ACT + me] == DRAW_XXL and S[b, LT_RES + me] == R_DONE:
+                    just_drawn = n_cards - 1
+                for j in range(n_cards):
+                    q = me * NUM_XXL + j
+                    out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j] = 1.0
+                    if placed or j == just_drawn:
+                        out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j + 1 + S[b, XXLC + q]] = 1.0
+                    out[b, k, O_XSTACKS + j] = S[b, XLEN + q]
+                    if placed:
+                        out[b, k, O_XMATCH + j] = S[b, XMATCH + q]
+                for j in range(S[b, NXC + opp]):
+                    out[b, k, O_XSTACKS + NUM_XXL + j] = S[b, XLEN + opp * NUM_XXL + j]
+                out[b, k, O_OPPXXL] = S[b, NXC + opp]
+            if cfg[CF_MENU]:
+                for m in range(S[b, NMHAND + me]):
+                    menu = S[b, MHAND + me * MENU_HAND + m]
+                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_A[menu]] = 1.0
+                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_B[menu]] = 1.0
+                out[b, k, O_MFUL] = S[b, NMFUL + me]
+                out[b, k, O_MFUL + 1] = S[b, NMFUL + opp]
+                out[b, k, O_MPILES] = S[b, NMPILE + me]
+                out[b, k, O_MPILES + 1] = S[b, NMPILE + opp]
+                out[b, k, O_OPPMHAND] = S[b, NMHAND + opp]
+            for m in range(4):
+                out[b, k, O_MODULES + m] = 1.0 if cfg[CF_HEALTH + m] else 0.0
+            out[b, k, O_SPEEDS] = cfg[CF_SPEED + me]
+            out[b, k, O_SPEEDS + 1] = cfg[CF_SPEED + opp]
+
+
+class Kernel:
+    """B games of Speed Snacks (see `snack_envs.core.batched` for the interface)."""
+
+    num_actions = NUM_ACTIONS
+    obs_size = OBS_SIZE
+    game_class = SpeedSnacks
+
+    def __init__(self, num_envs: int, num_players: int, config: dict):
+        B = num_envs
+        self.num_players, self.config = num_players, config
+        cfg = np.zeros(NUM_CF, np.float64)
+        cfg[CF_HEALTH], cfg[CF_DISH] = config["health_department"], config["dish_of_the_day"]
+        cfg[CF_XXL], cfg[CF_MENU] = config["xxl"], config["menu"]
+        cfg[CF_SPEED], cfg[CF_SPEED + 1] = config["speed_0"], config["speed_1"]
+        cfg[CF_IDLE] = config["idle_ticks"]
+        cfg[CF_NEWER] = config["menu_fulfil"] == "newer"
+        cfg[CF_TIE_OTHER] = config["menu_tie_first"] == "other_player"
+        cfg[CF_PLACED] = config["kitchen_obs"] == "placed"
+        self.cfg = cfg
+        self.S = np.zeros((B, NUM_S), np.int32)
+        self.C = np.zeros((B, NUM_C), np.int8)
+        self.game_over = np.zeros(B, np.bool_)
+
+    def deal(self, which: np.ndarray, rng: np.ndarray) -> None:
+        _deal(which, rng, self.S, self.C, self.game_over, self.cfg)
+
+    def step(self, actions: np.ndarray, live: np.ndarray, rng: np.ndarray) -> None:
+        _step(actions, live, rng, self.S, self.C, self.game_over, self.cfg)
+
+    def over(self) -> np.ndarray:
+        return self.game_over
+
+    def masks(self, seats: np.ndarray, out: np.ndarray) -> None:
+        out.fill(0)
+        _masks(seats, out, self.S, self.C, self.game_over)
+
+    def encode(self, seats: np.ndarray, out: np.ndarray) -> None:
+        out.fill(0)
+        _encode(seats, out, self.S, self.C, self.cfg)
+
+    def scores(self) -> np.ndarray:
+        return self.S[:, TOQ:TOQ + 2].astype(np.float64)
+
+    def winners(self) -> np.ndarray:
+        toques = self.S[:, TOQ:TOQ + 2]
+        best = toques == toques.max(axis=1, keepdims=True)
+        return np.where(self.game_over[:, None], toques >= TOQUES_TO_WIN, best)
+
+    def round_results(self) -> np.ndarray:
+        return np.where(self.S[:, RS_VALID:RS_VALID + 1] != 0, self.S[:, RS:RS + 2], 0).astype(np.float32)
+
+    # --- the reference engine ---------------------------------------------------------------------------
+    def outcomes(self, b: int) -> dict:
+        """The speed draws and resolution order of a tick of play, and the deal of a round that started in it
+        (its draw pile and XXL pile top first, and its starting player where the rng chose)."""
+        S, C = self.S[b].tolist(), self.C[b, :DECK + MAX_CARDS].tolist()
+        out: dict = {}
+        if S[OC_PLAY]:
+            out["through"] = [bool(S[OC_THROUGH]), bool(S[OC_THROUGH + 1])]
+            if S[OC_ORDER]:
+                out["order"] = [int(S[LT_ORD]), int(S[LT_ORD + 1])]
+        if S[OC_NEWROUND]:
+            total = MAX_CARDS if self.config["health_department"] else MAX_CARDS - NUM_COCKROACHES
+            out["deck"] = C[DECK:DECK + total][::-1]
+            if self.config["xxl"]:
+                out["xxl_order"] = S[XXLPILE:XXLPILE + NUM_XXL][::-1]
+            if S[OC_STARTER] >= 0:
+                out["starting_player"] = int(S[OC_STARTER])
+        return out
+
+    @staticmethod
+    def _table(S, C, n_cust, cust_len, cust, n_kit, kit_len, kit, n_xxl, xxl_cards, xxl_len, stk):
+        customer = [C[cust + i * CAP_CUST: cust + i * CAP_CUST + S[cust_len + i]] for i in range(S[n_cust])]
+        kitchens = [[C[kit + (p * NK + i) * CAP_KIT: kit + (p * NK + i) * CAP_KIT + S[kit_len + p * NK + i]]
+                     for i in range(S[n_kit + p])] for p in range(2)]
+        cards = [S[xxl_cards + p * NUM_XXL: xxl_cards + p * NUM_XXL + S[n_xxl + p]] for p in range(2)]
+        stacks = [[C[stk + (p * NUM_XXL + j) * CAP_STK: stk + (p * NUM_XXL + j) * CAP_STK
+                     + S[xxl_len + p * NUM_XXL + j]] for j in range(S[n_xxl + p])] for p in range(2)]
+        return customer, kitchens, cards, stacks
+
+    def export(self, b: int) -> SpeedSnacks:
+        S, C = self.S[b].tolist(), self.C[b].tolist()  # Python lists: slicing them is far faster
+
+        def opt(v):
+            return None if v < 0 else int(v)
+
+        def changed(at):
+            return None if S[at] < 0 else [int(S[at]), int(S[at + 1])]
+
+        customer, kitchens, xxl_cards, xxl_stacks = self._table(S, C, NCUST, CUSTLEN, CUST, NKIT, KITLEN, KIT, NXC,
+                                                                XXLC, XLEN, STK)
+        last_tick = None
+        if S[LT_VALID]:
+            last_tick = {"actions": [int(S[LT_ACT]), int(S[LT_ACT + 1])],
+                         "order": S[LT_ORD:LT_ORD + S[LT_NORD]],
+                         "result": [RESULT_NAMES[S[LT_RES]], RESULT_NAMES[S[LT_RES + 1]]]}
+        last_round = None
+        if S[LR_VALID]:
+            lr_customer, lr_kitchens, lr_cards, lr_stacks = self._table(
+                S, C, LR_NCUST, LR_CUSTLEN, LR_CUST, LR_NKIT, LR_KITLEN, LR_KIT, LR_NXC, LR_XXLC, LR_XLEN, LR_STK)
+            last_round = {
+                "round": int(S[LR_ROUND]), "points": S[LR_POINTS:LR_POINTS + 2],
+                "winners": S[LR_WIN:LR_WIN + S[LR_NWIN]], "starting_player": int(S[LR_START]),
+                "customer": lr_customer, "kitchens": lr_kitchens,
+                "dish": [opt(S[LR_DISH]), opt(S[LR_DISH + 1])], "xxl_cards": lr_cards, "xxl_stacks": lr_stacks,
+                "penalties": S[LR_PEN:LR_PEN + 2], "inspected": [opt(S[LR_INSP]), opt(S[LR_INSP + 1])],
+                "menu_bonus": S[LR_MBONUS:LR_MBONUS + 2],
+                "menu_changed": [changed(LR_MCHG), changed(LR_MCHG + 2)],
+                "toques_before": S[LR_TQB:LR_TQB + 2], "toques_after": S[LR_TQA:LR_TQA + 2],
+                "withheld": bool(S[LR_WITHHELD]),
+            }
+        state = {
+            "round": int(S[ROUND]), "tick": int(S[TICK]), "phase": PHASE_NAMES[S[PHASE]],
+            "starting_player": int(S[START]), "deck": C[DECK:DECK + S[NDECK]],
+            "hands": [opt(S[HAND]), opt(S[HAND + 1])], "customer": customer, "kitchens": kitchens,
+            "hurry_ups": int(S[HURRY_UPS]), "idle": int(S[IDLE]), "toques": S[TOQ:TOQ + 2],
+            "dishes_left": [s for s in range(NUM_SNACKS) if S[DLEFT + s]],
+            "dish": [opt(S[DISH]), opt(S[DISH + 1])],
+            "xxl_pile": S[XXLPILE:XXLPILE + S[NXP]], "xxl_cards": xxl_cards, "xxl_stacks": xxl_stacks,
+            "menu_piles": [S[MPILE + p * MENUS_PER_PLAYER: MPILE + p * MENUS_PER_PLAYER + S[NMPILE + p]]
+                           for p in range(2)],
+            "menu_hands": [S[MHAND + p * MENU_HAND: MHAND + p * MENU_HAND + S[NMHAND + p]] for p in range(2)],
+            "menus_fulfilled": [S[MFUL + p * MENUS_PER_PLAYER: MFUL + p * MENUS_PER_PLAYER + S[NMFUL + p]]
+                                for p in range(2)],
+            "menus_out": S[MOUT:MOUT + S[NMOUT]],
+            "inspected": [opt(S[INSP]), opt(S[INSP + 1])], "penalties": S[PEN:PEN + 2],
+            "menu_order": S[MORD:MORD + S[NMORD]], "menu_bonus": S[MBONUS:MBONUS + 2],
+            "menu_changed": [changed(MCHG), changed(MCHG + 2)],
+            "last_tick": last_tick, "last_round": last_round,
+            "round_scored": [float(S[RS]), float(S[RS + 1])] if S[RS_VALID] else None,
+            "current_player": -1, "game_over": bool(self.game_over[b]),
+        }
+        # What `SpeedSnacks.from_dict` builds, without its deep copy of the state (every list here is new):
+        # the copy took most of an export's time.
+        game = SpeedSnacks.__new__(SpeedSnacks)
+        game.num_players, game.config, game.num_actions = 2, dict(self.config), NUM_ACTIONS
+        game.rng = np.random.default_rng(0)  # a placeholder: BatchedEnv seeds it from env b's stream
+        for field in SpeedSnacks.state_fields:
+            setattr(game, field, state[field])
+        game._legal_cache = {}
+        return game
+
+    def load(self, b: int, game: SpeedSnacks) -> None:
+        S, C = self.S[b], self.C[b]
+        S[:] = 0
+        C[:] = 0
+
+        def put(at, values):
+            S[at:at + len(values)] = values
+
+        def none(v):
+            return -1 if v is None else v
+
+        def set_changed(at, c):
+            S[at], S[at + 1] = (-1, 0) if c is None else c
+
+        def set_table(n_cust, cust_len, cust, n_kit, kit_len, kit, n_xxl, xxl_cards, xxl_len, stk, customer, kitchens,
+                      cards, stacks, count=False):
+            S[n_cust] = len(customer)
+            for i, pile in enumerate(customer):
+                S[cust_len + i] = len(pile)
+                if count:
+                    S[CTOP + i] = pile[-1]
+                    S[CORD + i] = pile[-1] if pile[-1] != HURRY_UP else pile[-2] if len(pile) > 1 else -1
+                C[cust + i * CAP_CUST: cust + i * CAP_CUST + len(pile)] = pile
+            for p in range(2):
+                S[n_kit + p] = len(kitchens[p])
+                for i, pile in enumerate(kitchens[p]):
+                    q = p * NK + i
+                    S[kit_len + q] = len(pile)
+                    if count:
+                        S[KTOP + q] = pile[-1]
+                    C[kit + q * CAP_KIT: kit + q * CAP_KIT + len(pile)] = pile
+                    if count:
+                        for card in pile:
+                            S[KITCNT + q * TK + min(card, TK - 1)] += 1
+                S[n_xxl + p] = len(cards[p])
+                for j, (snack, stack) in enumerate(zip(cards[p], stacks[p])):
+                    q = p * NUM_XXL + j
+                    S[xxl_cards + q] = snack
+                    S[xxl_len + q] = len(stack)
+                    C[stk + q * CAP_STK: stk + q * CAP_STK + len(stack)] = stack
+                    if count:
+                        S[XMATCH + q] = stack.count(snack)
+
+        S[ROUND], S[TICK] = game.round, game.tick
+        S[PHASE] = PHASE_NAMES.index(game.phase)
+        S[START] = game.starting_player
+        S[NDECK] = len(game.deck)
+        C[DECK:DECK + len(game.deck)] = game.deck
+        put(HAND, [none(h) for h in game.hands])
+        set_table(NCUST, CUSTLEN, CUST, NKIT, KITLEN, KIT, NXC, XXLC, XLEN, STK, game.customer, game.kitchens,
+                  game.xxl_cards, game.xxl_stacks, count=True)
+        S[HURRY_UPS], S[IDLE] = game.hurry_ups, game.idle
+        put(TOQ, game.toques)
+        for s in game.dishes_left:
+            S[DLEFT + s] = 1
+        put(DISH, [none(d) for d in game.dish])
+        S[NXP] = len(game.xxl_pile)
+        put(XXLPILE, game.xxl_pile)
+        for p in range(2):
+            S[NMPILE + p] = len(game.menu_piles[p])
+            put(MPILE + p * MENUS_PER_PLAYER, game.menu_piles[p])
+            S[NMHAND + p] = len(game.menu_hands[p])
+            put(MHAND + p * MENU_HAND, game.menu_hands[p])
+            S[NMFUL + p] = len(game.menus_fulfilled[p])
+            put(MFUL + p * MENUS_PER_PLAYER, game.menus_fulfilled[p])
+            set_changed(MCHG + 2 * p, game.menu_changed[p])
+        S[NMOUT] = len(game.menus_out)
+        put(MOUT, game.menus_out)
+        put(INSP, [none(i) for i in game.inspected])
+        put(PEN, game.penalties)
+        S[NMORD] = len(game.menu_order)
+        put(MORD, game.menu_order)
+        put(MBONUS, game.menu_bonus)
+        tick = game.last_tick
+        if tick is not None:
+            S[LT_VALID] = 1
+            put(LT_ACT, tick["actions"])
+            S[LT_NORD] = len(tick["order"])
+            put(LT_ORD, tick["order"])
+            put(LT_RES, [RESULT_NAMES.index(r) for r in tick["result"]])
+        if game.round_scored is not None:
+            S[RS_VALID] = 1
+            put(RS, [int(r) for r in game.round_scored])
+        r = game.last_round
+        if r is not None:
+            S[LR_VALID], S[LR_ROUND], S[LR_START] = 1, r["round"], r["starting_player"]
+            put(LR_POINTS, r["points"])
+            S[LR_NWIN] = len(r["winners"])
+            put(LR_WIN, r["winners"])
+            set_table(LR_NCUST, LR_CUSTLEN, LR_CUST, LR_NKIT, LR_KITLEN, LR_KIT, LR_NXC, LR_XXLC, LR_XLEN, LR_STK,
+                      r["customer"], r["kitchens"], r["xxl_cards"], r["xxl_stacks"])
+            put(LR_DISH, [none(d) for d in r["dish"]])
+            put(LR_PEN, r["penalties"])
+            put(LR_INSP, [none(i) for i in r["inspected"]])
+            put(LR_MBONUS, r["menu_bonus"])
+            set_changed(LR_MCHG, r["menu_changed"][0])
+            set_changed(LR_MCHG + 2, r["menu_changed"][1])
+            put(LR_TQB, r["toques_before"])
+            put(LR_TQA, r["toques_after"])
+            S[LR_WITHHELD] = int(r["withheld"])
+        S[OC_STARTER] = -1
+        self.game_over[b] = game.game_over

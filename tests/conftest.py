@@ -1,0 +1,33 @@
+"""Suite-wide rules: in CI (CI=true) a skipped test is a failure, unless the test says why it cannot
+run there with `@pytest.mark.skip_allowed_in_ci("why")`. A missing extra (an importorskip) must not
+pass silently: CI installs every extra the tests use."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "skip_allowed_in_ci(reason): this test may skip in CI, for the reason given")
+
+
+def unexcused_skips(terminalreporter) -> list[str]:
+    out = []
+    for report in terminalreporter.stats.get("skipped", []):
+        if "skip_allowed_in_ci" not in getattr(report, "keywords", {}):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            out.append(f"{report.nodeid}: {reason}")
+    return out
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if IN_CI and (skips := unexcused_skips(terminalreporter)):
+        terminalreporter.section("skips are failures in CI")
+        for line in skips:
+            terminalreporter.write_line(line)
+        terminalreporter._session.exitstatus = pytest.ExitCode.TESTS_FAILED

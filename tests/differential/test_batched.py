@@ -1,0 +1,110 @@
+"""The batched engine against the reference rules, step by step, for every batched game.
+
+Random legal play over every option set (`helpers.option_sets`) and player
+count. At every step, for every env: the batched observation and mask equal
+the PettingZoo env's `observe()` for the agent to act, in the position that
+`export` gives; after the step, the reference game, given the same action and
+the batched step's chance outcomes (`outcomes`), equals the exported state
+(rng aside); a finished game's rewards are the env's final rewards.
+The default suite plays GAMES games per game (fewer where DEFAULT_GAMES says);
+`-m slow` plays SLOW_GAMES.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snack_envs import specs
+from snack_envs.core.env import final_rewards
+from tests.helpers import option_sets, player_counts
+
+pytest.importorskip("numba")
+from snack_envs import batched  # noqa: E402
+
+GAMES, SLOW_GAMES = 2_000, 20_000
+# Games checked in the default suite where 2,000 would overrun its time budget (a Speed Snacks game is
+# hundreds of ticks of two players; checking one costs about 0.15 s); `-m slow` plays SLOW_GAMES of each.
+DEFAULT_GAMES = {"speed_snacks": 400}
+BATCHED = [s for s in specs.SPECS if s.batched]
+
+
+def cases(spec) -> list[tuple[int, dict]]:
+    counts = player_counts(spec.env_name)
+    sets = option_sets(spec.rules_class)
+    return [(n, options) for options in sets for n in counts]
+
+
+class Reference:
+    """A raw PettingZoo env showing a reference game through the env's own `observe`."""
+
+    def __init__(self, spec, n: int, options: dict):
+        self.spec, self.env = spec, spec.raw_env(num_players=n, **options)
+        self.env.reset(seed=0)
+
+    def observe(self, game, seat_of_agent: list[int], agent: int) -> dict:
+        env = self.env
+        env.game = game
+        env.agent_seats = {f"player_{a}": s for a, s in enumerate(seat_of_agent)}
+        env.seat_agents = sorted(env.agent_seats, key=env.agent_seats.get)
+        if self.spec.simultaneous:
+            env.halted = False
+        else:
+            env.truncations = dict.fromkeys(env.possible_agents, False)
+        return env.observe(f"player_{agent}")
+
+
+def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32) -> int:
+    """Play `games` games in batches of `num_envs` and check every step; returns the steps checked."""
+    venv = batched.make(spec.env_name, num_envs=num_envs, num_players=n, seed=seed, auto_reset=False,
+                        reward="margin" if not spec.simultaneous else "win", **options)
+    reference = Reference(spec, n, options)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(-(-games // num_envs)):
+        out = venv.reset()
+        while venv.live.any():
+            obs, mask = out[0], out[1]
+            before = {}
+            actions = np.zeros(mask.shape[:-1], np.int64)
+            for i in np.flatnonzero(venv.live):
+                game, seats = venv.kernel.export(i), venv.agent_seats(i)  # (export less the rng, faster)
+                agents = range(n) if spec.simultaneous else [int(out[2][i])]
+                for agent in agents:
+                    where = (i, agent) if spec.simultaneous else (i,)
+                    if not spec.simultaneous:
+                        assert seats[agent] == game.current_player, f"env {i}: player_{agent} is not to act"
+                    expected = reference.observe(game, seats, agent)
+                    assert np.array_equal(obs[where], expected["observation"]), f"env {i} player_{agent}: observation"
+                    assert np.array_equal(mask[where], expected["action_mask"]), f"env {i} player_{agent}: mask"
+                    actions[where] = rng.choice(np.flatnonzero(mask[where]))
+                before[i] = (game, seats)
+            out = venv.step(actions)
+            rewards, terminated, truncated = out[-3:]
+            for i, (game, seats) in before.items():
+                by_seat = {seats[a]: int(actions[i, a] if spec.simultaneous else actions[i]) for a in range(n)} \
+                    if spec.simultaneous else {game.current_player: int(actions[i])}
+                game.apply_joint(by_seat, **venv.outcomes(i))
+                assert game == venv.kernel.export(i), f"env {i}: the state after the step differs from the reference"
+                assert bool(terminated[i]) == game.game_over
+                if game.game_over and venv.reward_mode != "round":
+                    expected = final_rewards(game, venv.reward_mode)
+                    assert rewards[i].tolist() == pytest.approx([expected[s] for s in seats])
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("spec", BATCHED, ids=lambda s: s.env_name)
+def test_batched_engine_follows_the_reference_rules(spec):
+    runs = cases(spec)
+    games = DEFAULT_GAMES.get(spec.name, GAMES)
+    for k, (n, options) in enumerate(runs):
+        assert play(spec, n, options, games=-(-games // len(runs)), seed=k) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", BATCHED, ids=lambda s: s.env_name)
+def test_batched_engine_follows_the_reference_rules_over_many_games(spec):
+    runs = cases(spec)
+    for k, (n, options) in enumerate(runs):
+        play(spec, n, options, games=-(-SLOW_GAMES // len(runs)), seed=1000 + k, num_envs=128)
