@@ -91,6 +91,7 @@ SPECS: tuple[GameSpec, ...] = (
     GameSpec(
         "snack_time", 0, "Snack Time", rules="SnackTime", env="SnackTimeEnv", encoder="SnackTimeEncoder",
         solo="snack_envs.snack_time.solo:SnackTimeSoloEnv", solo_gym_id="SnackTimeSolo-v0", bar_compares_scores=True,
+        batched=True,
     ),
     GameSpec("snack_wars", 0, "Snack Wars", rules="SnackWars", env="SnackWarsEnv", encoder="WarsEncoder",
              batched=True),

@@ -214,7 +214,7 @@ class BatchedEnv:
         truncated = live & ~terminated & (self.steps >= self.max_steps)
         by_seat = np.zeros((B, n), np.float32)
         if self.reward_mode == "round":
-            by_seat += self.kernel.round_results()
+            by_seat += np.where(live[:, None], self.kernel.round_results(), 0.0)  # only envs that moved
         elif terminated.any():
             done = terminated
             by_seat[done] = final_rewards(self.kernel.scores()[done], self.kernel.winners()[done], self.reward_mode,

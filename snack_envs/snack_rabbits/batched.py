@@ -9,6 +9,8 @@ entry for entry; tests/differential holds the two engines together.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -27,6 +29,7 @@ from snack_envs.snack_rabbits.components import (
     WHITE_DICE,
     sun_cards,
 )
+from snack_envs.snack_rabbits.heuristic import DENIAL, DIE_COST, STOP_VALUE
 from snack_envs.snack_rabbits.observation import LAYOUT
 from snack_envs.snack_rabbits.rules import DICE_CHOICES, MAX_PLAYERS, NUM_ACTIONS, NUM_HOPS, STOP, TAKE_FROM, SnackRabbits
 
@@ -224,6 +227,79 @@ def _scores(collections, out):
                 out[b, p] += VALUES_A[k] if best > 0 and c == best else c
 
 
+FENCES_AT = LAYOUT.slices["fences"].start
+COLLECTIONS_AT = LAYOUT.slices["collections"].start
+WHITE_AT = LAYOUT.slices["white_dice"].start
+FARMER_AT = LAYOUT.slices["farmer_revealed"].start
+
+
+@numba.njit(cache=True)
+def _added_points(obs, fence_at, hand_at, best):
+    """`heuristic.added_points`: the points a fence's cards add to the hand at `hand_at` against `best`."""
+    gain = 0.0
+    for k in range(NUM_KINDS):
+        c = int(obs[fence_at + k])
+        if c:
+            m, o = int(obs[hand_at + k]), best[k]
+            before = VALUES_A[k] if m and m >= o else m
+            after = VALUES_A[k] if m + c >= o else m + c
+            gain += after - before
+    return gain
+
+
+@numba.njit(cache=True)
+def _heuristic(obs, mask, n, out):
+    """`heuristic.HeuristicPolicy.act` for each row, in the same arithmetic (ties: the first action)."""
+    best = np.zeros(NUM_KINDS, np.int64)
+    for row in range(obs.shape[0]):
+        o, m = obs[row], mask[row]
+        best_action, best_value = -1, -np.inf
+        for f in range(NUM_FENCES):
+            fence_at = FENCES_AT + f * NUM_KINDS
+            cards = 0
+            for k in range(NUM_KINDS):
+                cards += int(o[fence_at + k])
+            if not cards:
+                continue
+            for k in range(NUM_KINDS):  # the most any opponent holds
+                best[k] = 0
+                for p in range(1, n):
+                    best[k] = max(best[k], int(o[COLLECTIONS_AT + p * NUM_KINDS + k]))
+            gain = _added_points(o, fence_at, COLLECTIONS_AT, best)
+            denied = -np.inf
+            for i in range(1, n):  # the haul given to opponent i, against everybody else
+                for k in range(NUM_KINDS):
+                    best[k] = 0
+                    for p in range(n):
+                        if p != i:
+                            best[k] = max(best[k], int(o[COLLECTIONS_AT + p * NUM_KINDS + k]))
+                denied = max(denied, _added_points(o, fence_at, COLLECTIONS_AT + i * NUM_KINDS, best))
+            gain = gain + DENIAL * denied
+            miss = (FENCES_A[f] - 1) / 6
+            for w in range(DICE_CHOICES):
+                action = f * DICE_CHOICES + w
+                if m[action]:
+                    value = (1 - math.pow(miss, 1 + w)) * (gain - DIE_COST * w)
+                    if value > best_value:
+                        best_action, best_value = action, value
+        threshold = 0.0 if o[FARMER_AT] else STOP_VALUE
+        if best_action >= 0 and best_value > threshold:
+            out[row] = best_action
+        elif m[STOP]:
+            out[row] = STOP
+        else:
+            out[row] = -1
+            most = -1
+            for a in range(TAKE_FROM, TAKE_FROM + MAX_PLAYERS - 1):
+                if m[a] and o[WHITE_AT + a - TAKE_FROM + 1] > most:
+                    out[row], most = a, o[WHITE_AT + a - TAKE_FROM + 1]
+            if out[row] < 0:
+                for a in range(NUM_ACTIONS):
+                    if m[a]:
+                        out[row] = a
+                        break
+
+
 class Kernel:
     """B games of Snack Rabbits (see `snack_envs.core.batched` for the interface)."""
 
@@ -284,6 +360,15 @@ class Kernel:
     def winners(self) -> np.ndarray:
         scores = self.scores()
         return scores == scores.max(axis=1, keepdims=True)
+
+    def heuristic_actions(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """`heuristic.HeuristicPolicy.act` for each row of observations [R, D] and masks [R, A] (int64 [R],
+        -1 where no action is legal). The bot keeps no memory and draws no chance."""
+        obs = np.ascontiguousarray(obs, np.float32).reshape(-1, LAYOUT.size)
+        mask = np.ascontiguousarray(mask, np.int8).reshape(-1, NUM_ACTIONS)
+        out = np.empty(obs.shape[0], np.int64)
+        _heuristic(obs, mask, self.num_players, out)
+        return out
 
     # --- the reference engine ---------------------------------------------------------------------------
     def outcomes(self, b: int) -> dict:

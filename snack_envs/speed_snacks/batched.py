@@ -26,6 +26,16 @@ cockroaches):
 - an XXL stack: 66 (snacks only);
 - counts: 5 customer piles, 5 kitchen piles a player, 6 XXL cards, 7 Menu cards
   a player's pile and fulfilled, 2 in a Menu hand, 15 Menu cards out of play.
+
+Speed: the fields that masks and observations read come first in a row, with
+each pile's top card (and a customer pile's order) kept there as cards are
+placed, so neither reads the card row; both write over every pile slot with
+boolean arithmetic rather than branch per present pile, and index
+`out[b, k, i]` rather than take a row view (numba reference-counts views).
+`export` builds the reference game without `from_dict`'s deep copy.
+
+`Kernel.heuristic_act` is `heuristic.HeuristicPolicy` natively, its memory per
+env and seat in the kernel (see there).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from snack_envs.speed_snacks.components import (
     MENUS,
     MENUS_PER_PLAYER,
     NUM_COCKROACHES,
+    NUM_KINDS,
     NUM_HURRY_UPS,
     NUM_SNACKS,
     TOQUES_TO_WIN,
@@ -53,6 +64,7 @@ from snack_envs.speed_snacks.components import (
     XXL_PENALTY,
     XXL_TARGET,
 )
+from snack_envs.speed_snacks.heuristic import HeuristicPolicy
 from snack_envs.speed_snacks.observation import LAYOUT
 from snack_envs.speed_snacks.rules import (
     CUSTOMER,
@@ -99,7 +111,7 @@ NUM_CF = 10
 MENU_A = np.array([m[0] for m in MENUS], np.int64)
 MENU_B = np.array([m[1] for m in MENUS], np.int64)
 
-# --- the int32 state row: field offsets (hot fields first) ----------------------------------------------------------------
+# --- the int32 state row: field offsets (hot fields first) ---------------------------------------------
 _size = 0
 
 
@@ -391,7 +403,8 @@ def _deal(which, rng, S, C, over, cfg):
 @numba.njit(inline="always")
 def _play_mask(S, C, b, p, out, k):
     """The legal actions of seat p in a tick of play, into out[b, k] (zeroed by the caller). Written as
-    out[b, k, a], not through a row view: a view per row costs reference counting."""
+    out[b, k, a], not through a row view (a view per row costs reference counting), and over every pile
+    slot with boolean arithmetic instead of branches (fixed trip counts: few mispredicted branches)."""
     hand = S[b, HAND + p]
     n_cust = S[b, NCUST]
     if hand == HURRY_UP:
@@ -404,27 +417,24 @@ def _play_mask(S, C, b, p, out, k):
             out[b, k, HURRY_NEW] = 1
         return
     out[b, k, WAIT] = 1
-    if hand < NUM_SNACKS:
-        for i in range(n_cust):
-            if S[b, CTOP + i] != HURRY_UP:
-                out[b, k, CUSTOMER + i] = 1
-            elif S[b, CUSTLEN + i] == 1:
-                out[b, k, SLIDE + i] = 1
-        if n_cust < NC:
-            out[b, k, NEW_CUSTOMER] = 1
-        for j in range(S[b, NXC + p]):
-            out[b, k, XXL_PLACE + j] = 1
+    snack = hand < NUM_SNACKS  # else a cockroach: kitchen only
+    for i in range(NC):
+        present = i < n_cust
+        closed = S[b, CTOP + i] == HURRY_UP
+        out[b, k, CUSTOMER + i] = snack & present & (not closed)
+        out[b, k, SLIDE + i] = snack & present & closed & (S[b, CUSTLEN + i] == 1)
+    out[b, k, NEW_CUSTOMER] = snack & (n_cust < NC)
+    n_xxl = S[b, NXC + p]
+    for j in range(NUM_XXL):
+        out[b, k, XXL_PLACE + j] = snack & (j < n_xxl)
     n_kit = S[b, NKIT + p]
-    for i in range(n_kit):
-        out[b, k, KITCHEN + i] = 1
-    if n_kit < NK:
-        out[b, k, NEW_KITCHEN] = 1
-    if S[b, NXP] > 0:
-        out[b, k, DRAW_XXL] = 1
-    if S[b, DISH + p] < 0:
-        for s in range(NUM_SNACKS):
-            if S[b, DLEFT + s]:
-                out[b, k, TAKE_DISH + s] = 1
+    for i in range(NK):
+        out[b, k, KITCHEN + i] = i < n_kit
+    out[b, k, NEW_KITCHEN] = n_kit < NK
+    out[b, k, DRAW_XXL] = S[b, NXP] > 0
+    no_dish = S[b, DISH + p] < 0
+    for s in range(NUM_SNACKS):
+        out[b, k, TAKE_DISH + s] = no_dish & (S[b, DLEFT + s] != 0)
 
 
 @numba.njit(inline="always")
@@ -466,7 +476,7 @@ def _play_legal(S, b, p, a):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(inline="always")
 def _play(S, C, b, p, action):
     """Carry out a legal play-phase action of seat p."""
     hand = S[b, HAND + p]
@@ -822,24 +832,33 @@ def _masks(seats, out, S, C, over):
 
 @numba.njit(cache=True)
 def _encode(seats, out, S, C, cfg):
-    """The observations of `seats` into `out` (zeroed by the caller): only the entries that may not be 0."""
+    """The observations of `seats` into `out`: each row zeroed, then the entries that may not be 0.
+
+    Loops run over every pile or card slot, not only the present ones (absent ones hold zero sizes and
+    counts, and write a 0 inside their own block): fixed trip counts, far fewer mispredicted branches."""
     orders = np.zeros(NUM_SNACKS, np.int64)
     placed = cfg[CF_PLACED] != 0.0
+    dish_on, xxl_on, menu_on = cfg[CF_DISH] != 0.0, cfg[CF_XXL] != 0.0, cfg[CF_MENU] != 0.0
+    modules = np.zeros(4, np.float32)
+    for m in range(4):
+        modules[m] = 1.0 if cfg[CF_HEALTH + m] else 0.0
     for b in range(seats.shape[0]):
         phase = S[b, PHASE]
         scoring = phase == MENU or phase == OVER
         _orders(S, C, b, orders)
+        n_cust = S[b, NCUST]
         for k in range(seats.shape[1]):
             me = seats[b, k]
             opp = 1 - me
+            for d in range(OBS_SIZE):  # zero the row while it is in cache (cheaper than a separate fill)
+                out[b, k, d] = 0.0
             if phase < OVER:
                 out[b, k, O_PHASE + phase] = 1.0
             if phase == MENU:
-                decider = S[b, MORD]
-                out[b, k, O_DECIDER + (0 if decider == me else 1)] = 1.0
+                out[b, k, O_DECIDER + (0 if S[b, MORD] == me else 1)] = 1.0
             hand = S[b, HAND + me]
             out[b, k, O_HAND + (8 if hand < 0 else hand)] = 1.0
-            for i in range(S[b, NCUST]):
+            for i in range(n_cust):
                 base = O_CUST + 9 * i
                 out[b, k, base] = 1.0
                 order = S[b, CORD + i]
@@ -858,21 +877,18 @@ def _encode(seats, out, S, C, cfg):
             out[b, k, O_IDLE] = S[b, IDLE]
             n_mine = S[b, NKIT + me]
             n_theirs = S[b, NKIT + opp]
-            for i in range(n_mine):
+            for i in range(NK):  # an absent pile has size 0
                 out[b, k, O_KSIZES + i] = S[b, KITLEN + me * NK + i]
-            for i in range(n_theirs):
                 out[b, k, O_KSIZES + NK + i] = S[b, KITLEN + opp * NK + i]
             if placed or scoring:
-                for i in range(n_mine):
-                    out[b, k, O_MYTOPS + TK * i + min(S[b, KTOP + me * NK + i], TK - 1)] = 1.0
+                for i in range(NK):
+                    out[b, k, O_MYTOPS + TK * i + min(S[b, KTOP + me * NK + i], TK - 1)] = i < n_mine
             if placed:
-                for i in range(n_mine):
-                    q = KITCNT + (me * NK + i) * TK
-                    for t in range(TK):
-                        out[b, k, O_MYCONT + TK * i + t] = S[b, q + t]
+                for q in range(NK * TK):  # an absent pile counts no cards
+                    out[b, k, O_MYCONT + q] = S[b, KITCNT + me * NK * TK + q]
             if scoring:
-                for i in range(n_theirs):
-                    out[b, k, O_OPPTOPS + TK * i + min(S[b, KTOP + opp * NK + i], TK - 1)] = 1.0
+                for i in range(NK):
+                    out[b, k, O_OPPTOPS + TK * i + min(S[b, KTOP + opp * NK + i], TK - 1)] = i < n_theirs
             out[b, k, O_TOQ] = S[b, TOQ + me]
             out[b, k, O_TOQ + 1] = S[b, TOQ + opp]
             out[b, k, O_START + (0 if S[b, START] == me else 1)] = 1.0
@@ -881,44 +897,388 @@ def _encode(seats, out, S, C, cfg):
                 out[b, k, O_POINTS + 1] = _round_points(S, C, b, opp, orders)
             out[b, k, O_PEN] = S[b, PEN + me]
             out[b, k, O_PEN + 1] = S[b, PEN + opp]
-            if cfg[CF_DISH]:
+            if dish_on:
                 for s in range(NUM_SNACKS):
                     out[b, k, O_DLEFT + s] = S[b, DLEFT + s]
                 if S[b, DISH + me] >= 0:
                     out[b, k, O_DTAKEN + S[b, DISH + me]] = 1.0
                 if S[b, DISH + opp] >= 0:
                     out[b, k, O_DTAKEN + NUM_SNACKS + S[b, DISH + opp]] = 1.0
-            if cfg[CF_XXL]:
+            if xxl_on:
                 out[b, k, O_XPILE] = S[b, NXP]
                 n_cards = S[b, NXC + me]
                 just_drawn = -1
                 if not placed and S[b, LT_VALID] and S[b, LT_ACT + me] == DRAW_XXL and S[b, LT_RES + me] == R_DONE:
                     just_drawn = n_cards - 1
-                for j in range(n_cards):
+                for j in range(NUM_XXL):  # an absent card: no stack, nothing matching
                     q = me * NUM_XXL + j
-                    out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j] = 1.0
-                    if placed or j == just_drawn:
-                        out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j + 1 + S[b, XXLC + q]] = 1.0
+                    present = j < n_cards
+                    out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j] = present
+                    out[b, k, O_MYXXL + (1 + NUM_SNACKS) * j + 1 + S[b, XXLC + q]] = present and (
+                        placed or j == just_drawn)
                     out[b, k, O_XSTACKS + j] = S[b, XLEN + q]
+                    out[b, k, O_XSTACKS + NUM_XXL + j] = S[b, XLEN + opp * NUM_XXL + j]
                     if placed:
                         out[b, k, O_XMATCH + j] = S[b, XMATCH + q]
-                for j in range(S[b, NXC + opp]):
-                    out[b, k, O_XSTACKS + NUM_XXL + j] = S[b, XLEN + opp * NUM_XXL + j]
                 out[b, k, O_OPPXXL] = S[b, NXC + opp]
-            if cfg[CF_MENU]:
-                for m in range(S[b, NMHAND + me]):
+            if menu_on:
+                n_menus = S[b, NMHAND + me]
+                for m in range(MENU_HAND):
                     menu = S[b, MHAND + me * MENU_HAND + m]
-                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_A[menu]] = 1.0
-                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_B[menu]] = 1.0
+                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_A[menu]] = m < n_menus
+                    out[b, k, O_MYMENUS + NUM_SNACKS * m + MENU_B[menu]] = m < n_menus
                 out[b, k, O_MFUL] = S[b, NMFUL + me]
                 out[b, k, O_MFUL + 1] = S[b, NMFUL + opp]
                 out[b, k, O_MPILES] = S[b, NMPILE + me]
                 out[b, k, O_MPILES + 1] = S[b, NMPILE + opp]
                 out[b, k, O_OPPMHAND] = S[b, NMHAND + opp]
             for m in range(4):
-                out[b, k, O_MODULES + m] = 1.0 if cfg[CF_HEALTH + m] else 0.0
+                out[b, k, O_MODULES + m] = modules[m]
             out[b, k, O_SPEEDS] = cfg[CF_SPEED + me]
             out[b, k, O_SPEEDS + 1] = cfg[CF_SPEED + opp]
+
+
+# --- the heuristic bot, natively -------------------------------------------------------------------------
+# `heuristic.HeuristicPolicy.act`, row by row, in the same float arithmetic and the same tie-breaking (the
+# first best action in increasing order). Its memory per seat lives in an int32 row per env and per row of
+# the batch's second axis (`H`): the fields below, reset by `deal`.
+_size = 0
+H_MEMORY = _field(NK)  # "sizes" mode: my top card on each kitchen pile (-1: unknown)
+H_LAST_SIZES = _field(NK)
+H_LAST_HAND = _field()
+H_SEEN = _field()  # 0 until `play` first ran (the bot's last_seen is (0, []) until then)
+H_SEEN_DRAW = _field()
+H_SEEN_OPP = _field(NK)
+H_LAST_DREW = _field()
+NUM_H = _size
+del _size
+H_INITIAL = np.zeros(NUM_H, np.int32)
+H_INITIAL[H_MEMORY:H_MEMORY + NK] = -1
+H_INITIAL[H_LAST_HAND] = -1
+# weights, as floats: HeuristicPolicy's class attributes (a subclass's, see `Kernel.heuristic_act`)
+W_NAMES = ("POTENTIAL", "SLOT", "DISH_HOPE", "MENU_VALUE", "XXL_STEP", "OPP_FOLLOWS", "OPP_DISH", "SLIDE_LOCK",
+           "WAIT_LEAD", "DISH_MATCHES", "DRAWS_FOR_XXL")
+(W_POTENTIAL, W_SLOT, W_DISH_HOPE, W_MENU_VALUE, W_XXL_STEP, W_OPP_FOLLOWS, W_OPP_DISH, W_SLIDE_LOCK, W_WAIT_LEAD,
+ W_DISH_MATCHES, W_DRAWS_FOR_XXL) = range(len(W_NAMES))
+UNKNOWN = -1
+NEG_INF = -np.inf
+
+
+@numba.njit(inline="always")
+def _one_hot(v, start, size):
+    """`heuristic.one_hot_index` of v[start:start + size] (as ints)."""
+    for i in range(size):
+        if int(v[start + i]) == 1:
+            return i
+    return UNKNOWN
+
+
+@numba.njit(inline="always")
+def _count(tops, n, x):
+    c = 0
+    for i in range(n):
+        if tops[i] == x:
+            c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def _h_value(tops, n, orders, opp, dish, dishes_left, menus, n_menus, w):
+    """`HeuristicPolicy.value`: my projected lead with these tops and orders."""
+    mine = w[W_SLOT] * (NK - n)
+    for i in range(n):
+        t = tops[i]
+        if 0 <= t < NUM_SNACKS:
+            mine += orders[t] + w[W_POTENTIAL]
+    if dish != UNKNOWN:
+        mine += _count(tops, n, dish)
+    else:
+        best = -1
+        for s in range(NUM_SNACKS):
+            if dishes_left[s]:
+                best = max(best, _count(tops, n, s))
+        if best >= 0:
+            mine += w[W_DISH_HOPE] * best
+    mine += w[W_MENU_VALUE] * _h_menus_fulfilled(menus, n_menus, tops, n)
+    theirs = 0.0
+    for s in range(NUM_SNACKS):
+        theirs += opp[s] * orders[s]
+    return mine - theirs
+
+
+@numba.njit(cache=True)
+def _h_menus_fulfilled(menus, n_menus, tops, n):
+    """`heuristic.menus_fulfilled`."""
+    if n_menus == 0:
+        return 0
+    need = np.zeros(NUM_SNACKS, np.int64)
+    for m in range(n_menus):
+        need[menus[m, 0]] += 1
+        need[menus[m, 1]] += 1
+    every = True
+    for s in range(NUM_SNACKS):
+        if _count(tops, n, s) < need[s]:
+            every = False
+    if every:
+        return n_menus
+    for m in range(n_menus):
+        if _count(tops, n, menus[m, 0]) and _count(tops, n, menus[m, 1]):
+            return 1
+    return 0
+
+
+@numba.njit(inline="always")
+def _h_worth(tops, n, opp, snack):
+    """`HeuristicPolicy.worth` (a snack of -1 reads opp[-1], as Python does)."""
+    return _count(tops, n, snack) - opp[snack % NUM_SNACKS]
+
+
+@numba.njit(cache=True)
+def _h_row(v, m, H, placed, starter_first, w, legal, tops, after, orders, after_orders, opp, dishes_left, menus):
+    """One row: `HeuristicPolicy.act(v, m)` with its memory in H (a row of the memory array)."""
+    n_legal = 0
+    for a in range(NUM_ACTIONS):
+        if m[a]:
+            legal[n_legal] = a
+            n_legal += 1
+    if n_legal == 0:
+        return -1
+    hand = _one_hot(v, O_HAND, (NUM_KINDS + 1))
+    if not placed:  # remember: only I place cards in my kitchen, so a pile that grew got the card I held
+        shrank = False
+        for i in range(NK):
+            if int(v[O_KSIZES + i]) < H[H_LAST_SIZES + i]:
+                shrank = True
+        if shrank:
+            for i in range(NK):
+                H[H_MEMORY + i] = UNKNOWN
+        for i in range(NK):
+            size = int(v[O_KSIZES + i])
+            if size == H[H_LAST_SIZES + i] + 1:
+                H[H_MEMORY + i] = H[H_LAST_HAND]
+            H[H_LAST_SIZES + i] = size
+        H[H_LAST_HAND] = hand
+    if n_legal == 1:
+        return legal[0]
+    if int(v[O_PHASE + 1]):  # inspection: the opponent's biggest pile, the first on a tie
+        best, best_size = legal[0], int(v[O_KSIZES + NK + legal[0] - INSPECT])
+        for k in range(1, n_legal):
+            size = int(v[O_KSIZES + NK + legal[k] - INSPECT])
+            if size > best_size:
+                best, best_size = legal[k], size
+        return best
+    menu_phase = int(v[O_PHASE + 2]) != 0
+    if menu_phase and m[MENU_TOQUE]:
+        return MENU_TOQUE
+    # --- read: the facts every decision uses
+    piles = 0
+    for i in range(NK):
+        if int(v[O_KSIZES + i]):
+            piles += 1
+    if placed or menu_phase:
+        for i in range(piles):
+            t = _one_hot(v, O_MYTOPS + i * TK, TK)
+            tops[i] = COCKROACH if t == TK - 1 else t
+    else:
+        for i in range(piles):
+            tops[i] = H[H_MEMORY + i]
+    ordered = 0
+    for s in range(NUM_SNACKS):
+        orders[s] = int(v[O_ORDERS + s])
+        ordered += orders[s]
+    dish = _one_hot(v, O_DTAKEN, NUM_SNACKS)
+    opp_dish = _one_hot(v, O_DTAKEN + NUM_SNACKS, NUM_SNACKS)
+    for s in range(NUM_SNACKS):
+        dishes_left[s] = int(v[O_DLEFT + s]) != 0
+    n_menus = 0
+    for j in range(MENU_HAND):
+        found = 0
+        for s in range(NUM_SNACKS):
+            if int(v[O_MYMENUS + j * NUM_SNACKS + s]) and found < 2:
+                menus[n_menus, found] = s
+                found += 1
+        if found:
+            n_menus += 1
+    opp_piles = 0
+    for i in range(NK):
+        if int(v[O_KSIZES + NK + i]):
+            opp_piles += 1
+    share = w[W_OPP_FOLLOWS] * opp_piles / ordered if ordered else 0.0
+    for s in range(NUM_SNACKS):
+        opp[s] = share * orders[s]
+    if opp_dish != UNKNOWN:
+        opp[opp_dish] += w[W_OPP_DISH]
+    if menu_phase:
+        return _h_menu(v, m, legal, n_legal, tops, piles, orders, dish, starter_first)
+    # --- play: did the opponent place nothing since my last decision in play?
+    draw = int(v[O_DRAW])
+    waited = H[H_SEEN] != 0 and 0 <= H[H_SEEN_DRAW] - draw <= H[H_LAST_DREW]
+    for i in range(NK):
+        if int(v[O_KSIZES + NK + i]) != H[H_SEEN_OPP + i]:
+            waited = False
+    action = _h_choose(v, legal, n_legal, hand, placed, waited, tops, piles, after, orders, after_orders, opp, dish,
+                       dishes_left, menus, n_menus, w)
+    H[H_SEEN] = 1
+    H[H_SEEN_DRAW] = draw
+    for i in range(NK):
+        H[H_SEEN_OPP + i] = int(v[O_KSIZES + NK + i])
+    H[H_LAST_DREW] = 1 if WAIT < action < DRAW_XXL else 0
+    return action
+
+
+@numba.njit(cache=True)
+def _h_choose(v, legal, n_legal, hand, placed, waited, tops, n, after, orders, after_orders, opp, dish, dishes_left,
+              menus, n_menus, w):
+    """`HeuristicPolicy.choose`."""
+    if hand == HURRY_UP:  # the open order worth the most to me against the opponent
+        best, best_worth = -1, NEG_INF
+        for k in range(n_legal):
+            a = legal[k]
+            worth = _h_worth(tops, n, opp, _one_hot(v, O_CUST + (a - HURRY) * 9 + 1, NUM_SNACKS))
+            if best < 0 or worth > best_worth:
+                best, best_worth = a, worth
+        return best
+    best_dish, best_count, best_orders = -1, -1, -1
+    for k in range(n_legal):
+        a = legal[k]
+        if TAKE_DISH <= a < TAKE_DISH + NUM_SNACKS:
+            s = a - TAKE_DISH
+            c = _count(tops, n, s)
+            if best_dish < 0 or c > best_count or c == best_count and orders[s] > best_orders:
+                best_dish, best_count, best_orders = a, c, orders[s]
+    if best_dish >= 0:
+        if best_count >= w[W_DISH_MATCHES] or best_count and int(v[O_HURRY]) >= HURRY_UPS_TO_END - 1:
+            return best_dish
+    has_draw = False
+    for k in range(n_legal):
+        if legal[k] == DRAW_XXL:
+            has_draw = True
+    if has_draw and placed and _h_xxl_draw_pays(v, w):
+        return DRAW_XXL
+    if waited:
+        mine = 0
+        for i in range(n):
+            t = tops[i]
+            if 0 <= t < NUM_SNACKS:
+                mine += orders[t] + (1 if t == dish else 0)
+        theirs = 0.0
+        for s in range(NUM_SNACKS):
+            theirs += opp[s] * orders[s]
+        if mine - theirs >= w[W_WAIT_LEAD]:
+            return WAIT  # let the round end while ahead
+    base = _h_value(tops, n, orders, opp, dish, dishes_left, menus, n_menus, w)
+    best_action, best_gain = WAIT, NEG_INF
+    for k in range(n_legal):
+        a = legal[k]
+        gain = NEG_INF
+        if KITCHEN <= a <= NEW_KITCHEN:
+            for i in range(n):
+                after[i] = tops[i]
+            n_after = n
+            if a == NEW_KITCHEN:
+                after[n] = hand
+                n_after = n + 1
+            else:
+                after[a - KITCHEN] = hand
+            gain = _h_value(after, n_after, orders, opp, dish, dishes_left, menus, n_menus, w) - base
+        elif CUSTOMER <= a <= NEW_CUSTOMER or SLIDE <= a < XXL_PLACE:
+            for s in range(NUM_SNACKS):
+                after_orders[s] = orders[s]
+            after_orders[hand] += 1
+            if a < NEW_CUSTOMER:
+                after_orders[_one_hot(v, O_CUST + (a - CUSTOMER) * 9 + 1, NUM_SNACKS) % NUM_SNACKS] -= 1
+            lock = w[W_SLIDE_LOCK] * _h_worth(tops, n, opp, hand) if a >= SLIDE else 0.0
+            gain = _h_value(tops, n, after_orders, opp, dish, dishes_left, menus, n_menus, w) - base + lock
+        elif XXL_PLACE <= a < XXL_PLACE + NUM_XXL:
+            j = a - XXL_PLACE
+            snack = _one_hot(v, O_MYXXL + j * (1 + NUM_SNACKS) + 1, NUM_SNACKS)
+            stack, matching = int(v[O_XSTACKS + j]), int(v[O_XMATCH + j])
+            if snack == hand and stack == matching and matching < XXL_TARGET:
+                gain = w[W_XXL_STEP]
+        if gain > best_gain:
+            best_action, best_gain = a, gain
+    return best_action
+
+
+@numba.njit(cache=True)
+def _h_xxl_draw_pays(v, w):
+    """`HeuristicPolicy.xxl_draw_pays`: no unfinished XXL card of mine, and enough of the round left."""
+    for j in range(NUM_XXL):
+        if int(v[O_MYXXL + j * (1 + NUM_SNACKS)]) and int(v[O_XMATCH + j]) < XXL_TARGET:
+            return False
+    placed = int(v[O_HURRY])
+    cards = int(v[O_DRAW]) + 2
+    draws_left = (HURRY_UPS_TO_END - placed) * cards / (NUM_HURRY_UPS - placed + 1)
+    return draws_left / 2 >= w[W_DRAWS_FOR_XXL]
+
+
+@numba.njit(cache=True)
+def _h_menu(v, m, legal, n_legal, tops, n, orders, dish, starter_first):
+    """`HeuristicPolicy.menu_decision` (a toque is taken before)."""
+    mine, theirs = int(v[O_POINTS]), int(v[O_POINTS + 1])
+    starter = int(v[O_START + (0 if starter_first else 1)])
+    first = mine > theirs or mine == theirs and starter != 0
+    held = int(v[O_MFUL + 1]) if first else 0
+    top_orders = 0
+    for s in range(NUM_SNACKS):
+        top_orders = max(top_orders, orders[s])
+    threat = 0 if held == 0 else 1 if held == 1 else top_orders
+    best, best_score, best_cost = -1, -1.0, 0
+    keep_score = -1.0
+    for k in range(n_legal):
+        a = legal[k]
+        if a == MENU_POINT:
+            gain, cost = 1, 1
+        elif MENU_CHANGE <= a < MENU_TOQUE:
+            pile, snack = (a - MENU_CHANGE) // NUM_SNACKS, (a - MENU_CHANGE) % NUM_SNACKS
+            old = tops[pile]
+            gain = orders[snack] - orders[old % NUM_SNACKS] + (1 if snack == dish else 0) - (1 if old == dish else 0)
+            cost = 2
+        else:
+            gain, cost = 0, 0
+        diff = mine + gain - theirs - threat
+        score = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+        if a == MENU_KEEP:
+            keep_score = score
+        if best < 0 or score > best_score or score == best_score and -cost > -best_cost:
+            best, best_score, best_cost = a, score, cost
+    if keep_score < 0:  # MENU_KEEP not legal: outcome(MENU_KEEP) is (1.0 or 0.5 or 0.0) by the same rule
+        diff = mine - theirs - threat
+        keep_score = 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+    return best if best_score > keep_score else MENU_KEEP
+
+
+@numba.njit(cache=True)
+def _heuristic(obs, mask, which, H, placed, starter_first, w, out):
+    legal = np.zeros(NUM_ACTIONS, np.int64)
+    tops = np.zeros(NK + 1, np.int64)
+    after = np.zeros(NK + 1, np.int64)
+    orders = np.zeros(NUM_SNACKS, np.int64)
+    after_orders = np.zeros(NUM_SNACKS, np.int64)
+    opp = np.zeros(NUM_SNACKS, np.float64)
+    dishes_left = np.zeros(NUM_SNACKS, np.bool_)
+    menus = np.zeros((MENU_HAND, 2), np.int64)
+    for b in range(obs.shape[0]):
+        for r in range(obs.shape[1]):
+            if not which[b]:
+                out[b, r] = -1
+                continue
+            out[b, r] = _h_row(obs[b, r], mask[b, r], H[b, r], placed, starter_first, w, legal, tops, after, orders,
+                               after_orders, opp, dishes_left, menus)
+
+
+@numba.njit(cache=True)
+def _results(S, over, stepped, scores, winners, rounds):
+    for b in range(S.shape[0]):
+        t0, t1 = S[b, TOQ], S[b, TOQ + 1]
+        scores[b, 0], scores[b, 1] = t0, t1
+        if over[b]:
+            winners[b, 0], winners[b, 1] = t0 >= TOQUES_TO_WIN, t1 >= TOQUES_TO_WIN
+        else:
+            winners[b, 0], winners[b, 1] = t0 >= t1, t1 >= t0
+        scored = stepped[b] and S[b, RS_VALID] != 0
+        rounds[b, 0] = S[b, RS] if scored else 0.0
+        rounds[b, 1] = S[b, RS + 1] if scored else 0.0
 
 
 class Kernel:
@@ -943,11 +1303,19 @@ class Kernel:
         self.S = np.zeros((B, NUM_S), np.int32)
         self.C = np.zeros((B, NUM_C), np.int8)
         self.game_over = np.zeros(B, np.bool_)
+        self.stepped = np.zeros(B, np.bool_)  # the envs that the last `step` call moved on
+        self._scores = np.zeros((B, 2), np.float64)
+        self._winners = np.zeros((B, 2), np.bool_)
+        self._round = np.zeros((B, 2), np.float32)
+        self.H = np.tile(H_INITIAL, (B, 2, 1))  # the native heuristic's memory, per env and row (see heuristic_act)
+        self.heuristic_weights = np.array([float(getattr(HeuristicPolicy, name)) for name in W_NAMES])
 
     def deal(self, which: np.ndarray, rng: np.ndarray) -> None:
         _deal(which, rng, self.S, self.C, self.game_over, self.cfg)
+        self.H[which] = H_INITIAL  # a new game: the bot forgets (HeuristicPolicy.reset)
 
     def step(self, actions: np.ndarray, live: np.ndarray, rng: np.ndarray) -> None:
+        np.logical_and(live, ~self.game_over, out=self.stepped)
         _step(actions, live, rng, self.S, self.C, self.game_over, self.cfg)
 
     def over(self) -> np.ndarray:
@@ -958,51 +1326,75 @@ class Kernel:
         _masks(seats, out, self.S, self.C, self.game_over)
 
     def encode(self, seats: np.ndarray, out: np.ndarray) -> None:
-        out.fill(0)
         _encode(seats, out, self.S, self.C, self.cfg)
 
     def scores(self) -> np.ndarray:
-        return self.S[:, TOQ:TOQ + 2].astype(np.float64)
+        _results(self.S, self.game_over, self.stepped, self._scores, self._winners, self._round)
+        return self._scores
 
     def winners(self) -> np.ndarray:
-        toques = self.S[:, TOQ:TOQ + 2]
-        best = toques == toques.max(axis=1, keepdims=True)
-        return np.where(self.game_over[:, None], toques >= TOQUES_TO_WIN, best)
+        """The reference's `winners()`: at the end, whoever has 5 toques; before it, the most toques."""
+        _results(self.S, self.game_over, self.stepped, self._scores, self._winners, self._round)
+        return self._winners
 
     def round_results(self) -> np.ndarray:
-        return np.where(self.S[:, RS_VALID:RS_VALID + 1] != 0, self.S[:, RS:RS + 2], 0).astype(np.float32)
+        """The reference's `round_result()` after the last `step` call (0 where it scored no round, and in
+        envs that call did not move on: their state still shows a round they scored earlier)."""
+        _results(self.S, self.game_over, self.stepped, self._scores, self._winners, self._round)
+        return self._round
+
+    def heuristic_act(self, obs: np.ndarray, mask: np.ndarray, envs: np.ndarray | None = None) -> np.ndarray:
+        """`heuristic.HeuristicPolicy.act` for every env and row of observations [B, 2, D] and masks [B, 2, A]
+        (as `BatchedEnv` gives them, by agent): int64 [B, 2], -1 where no action is legal or outside `envs`.
+
+        The bot remembers between calls (its own tops in "sizes" mode, whether the opponent placed a card
+        since its last decision), one memory per env and row, forgotten when `deal` starts a new game
+        there. So, as the Python bot, it must see every tick of its seat, and a row must stay one agent
+        (or one seat) through a game. Not `heuristic_actions`, the stateless hook that batched_sb3 calls
+        with a selection of rows: that would lose the memory."""
+        obs = np.asarray(obs, np.float32)
+        mask = np.asarray(mask, np.int8)
+        B = self.S.shape[0]
+        if obs.shape != (B, 2, OBS_SIZE) or mask.shape != (B, 2, NUM_ACTIONS):
+            raise ValueError(f"obs and mask must have shapes {(B, 2, OBS_SIZE)} and {(B, 2, NUM_ACTIONS)}")
+        which = np.ones(B, np.bool_) if envs is None else np.asarray(envs, np.bool_)
+        out = np.empty((B, 2), np.int64)
+        _heuristic(obs, mask, which, self.H, self.config["kitchen_obs"] == "placed",
+                   self.config["menu_tie_first"] == "starting_player", self.heuristic_weights, out)
+        return out
 
     # --- the reference engine ---------------------------------------------------------------------------
     def outcomes(self, b: int) -> dict:
         """The speed draws and resolution order of a tick of play, and the deal of a round that started in it
         (its draw pile and XXL pile top first, and its starting player where the rng chose)."""
-        S, C = self.S[b].tolist(), self.C[b, :DECK + MAX_CARDS].tolist()
+        played, through_0, through_1, ordered, new_round, starter = self.S[b, OC_PLAY:OC_STARTER + 1].tolist()
         out: dict = {}
-        if S[OC_PLAY]:
-            out["through"] = [bool(S[OC_THROUGH]), bool(S[OC_THROUGH + 1])]
-            if S[OC_ORDER]:
-                out["order"] = [int(S[LT_ORD]), int(S[LT_ORD + 1])]
-        if S[OC_NEWROUND]:
+        if played:
+            out["through"] = [bool(through_0), bool(through_1)]
+            if ordered:
+                out["order"] = self.S[b, LT_ORD:LT_ORD + 2].tolist()
+        if new_round:
             total = MAX_CARDS if self.config["health_department"] else MAX_CARDS - NUM_COCKROACHES
-            out["deck"] = C[DECK:DECK + total][::-1]
+            out["deck"] = self.C[b, DECK:DECK + total][::-1].tolist()
             if self.config["xxl"]:
-                out["xxl_order"] = S[XXLPILE:XXLPILE + NUM_XXL][::-1]
-            if S[OC_STARTER] >= 0:
-                out["starting_player"] = int(S[OC_STARTER])
+                out["xxl_order"] = self.S[b, XXLPILE:XXLPILE + NUM_XXL][::-1].tolist()
+            if starter >= 0:
+                out["starting_player"] = starter
         return out
 
     @staticmethod
     def _table(S, C, n_cust, cust_len, cust, n_kit, kit_len, kit, n_xxl, xxl_cards, xxl_len, stk):
-        customer = [C[cust + i * CAP_CUST: cust + i * CAP_CUST + S[cust_len + i]] for i in range(S[n_cust])]
-        kitchens = [[C[kit + (p * NK + i) * CAP_KIT: kit + (p * NK + i) * CAP_KIT + S[kit_len + p * NK + i]]
+        customer = [list(C[cust + i * CAP_CUST: cust + i * CAP_CUST + S[cust_len + i]]) for i in range(S[n_cust])]
+        kitchens = [[list(C[kit + (p * NK + i) * CAP_KIT: kit + (p * NK + i) * CAP_KIT + S[kit_len + p * NK + i]])
                      for i in range(S[n_kit + p])] for p in range(2)]
         cards = [S[xxl_cards + p * NUM_XXL: xxl_cards + p * NUM_XXL + S[n_xxl + p]] for p in range(2)]
-        stacks = [[C[stk + (p * NUM_XXL + j) * CAP_STK: stk + (p * NUM_XXL + j) * CAP_STK
-                     + S[xxl_len + p * NUM_XXL + j]] for j in range(S[n_xxl + p])] for p in range(2)]
+        stacks = [[list(C[stk + (p * NUM_XXL + j) * CAP_STK: stk + (p * NUM_XXL + j) * CAP_STK
+                          + S[xxl_len + p * NUM_XXL + j]]) for j in range(S[n_xxl + p])] for p in range(2)]
         return customer, kitchens, cards, stacks
 
     def export(self, b: int) -> SpeedSnacks:
-        S, C = self.S[b].tolist(), self.C[b].tolist()  # Python lists: slicing them is far faster
+        # The state row as a list and the cards as bytes (cards are 0..7): slicing these is far faster than numpy.
+        S, C = self.S[b].tolist(), self.C[b].tobytes()
 
         def opt(v):
             return None if v < 0 else int(v)
@@ -1034,7 +1426,7 @@ class Kernel:
             }
         state = {
             "round": int(S[ROUND]), "tick": int(S[TICK]), "phase": PHASE_NAMES[S[PHASE]],
-            "starting_player": int(S[START]), "deck": C[DECK:DECK + S[NDECK]],
+            "starting_player": int(S[START]), "deck": list(C[DECK:DECK + S[NDECK]]),
             "hands": [opt(S[HAND]), opt(S[HAND + 1])], "customer": customer, "kitchens": kitchens,
             "hurry_ups": int(S[HURRY_UPS]), "idle": int(S[IDLE]), "toques": S[TOQ:TOQ + 2],
             "dishes_left": [s for s in range(NUM_SNACKS) if S[DLEFT + s]],
@@ -1057,7 +1449,7 @@ class Kernel:
         # the copy took most of an export's time.
         game = SpeedSnacks.__new__(SpeedSnacks)
         game.num_players, game.config, game.num_actions = 2, dict(self.config), NUM_ACTIONS
-        game.rng = np.random.default_rng(0)  # a placeholder: BatchedEnv seeds it from env b's stream
+        game.rng = np.random.Generator(np.random.PCG64(0))  # a placeholder: BatchedEnv seeds it from env b's stream
         for field in SpeedSnacks.state_fields:
             setattr(game, field, state[field])
         game._legal_cache = {}

@@ -23,9 +23,10 @@ pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
 
 GAMES, SLOW_GAMES = 2_000, 20_000
-# Games checked in the default suite where 2,000 would overrun its time budget (a Speed Snacks game is
-# hundreds of ticks of two players; checking one costs about 0.15 s); `-m slow` plays SLOW_GAMES of each.
-DEFAULT_GAMES = {"speed_snacks": 400}
+# Fewer games in the default suite where 2,000 would overrun its 10-minute budget on 2 cores: checking
+# 2,000 games takes about 4 minutes for Speed Snacks (hundreds of ticks a game) and 19 for Snack Time
+# (up to 87 decisions a player, a large state to export). `-m slow` plays SLOW_GAMES of every game.
+DEFAULT_GAMES = {"speed_snacks": 500, "snack_time": 150}
 BATCHED = [s for s in specs.SPECS if s.batched]
 
 
@@ -56,6 +57,7 @@ class Reference:
 
 def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32) -> int:
     """Play `games` games in batches of `num_envs` and check every step; returns the steps checked."""
+    num_envs = min(num_envs, games)
     venv = batched.make(spec.env_name, num_envs=num_envs, num_players=n, seed=seed, auto_reset=False,
                         reward="margin" if not spec.simultaneous else "win", **options)
     reference = Reference(spec, n, options)
@@ -94,17 +96,22 @@ def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32)
     return checked
 
 
-@pytest.mark.parametrize("spec", BATCHED, ids=lambda s: s.env_name)
-def test_batched_engine_follows_the_reference_rules(spec):
-    runs = cases(spec)
-    games = DEFAULT_GAMES.get(spec.name, GAMES)
-    for k, (n, options) in enumerate(runs):
-        assert play(spec, n, options, games=-(-games // len(runs)), seed=k) > 0
+CASES = [(spec, n, options) for spec in BATCHED for n, options in cases(spec)]
+IDS = [f"{spec.env_name} n={n} {options}" for spec, n, options in CASES]
+
+
+def games_per_case(spec, total: int) -> int:
+    return -(-total // len(cases(spec)))
+
+
+@pytest.mark.parametrize("spec, n, options", CASES, ids=IDS)
+def test_batched_engine_follows_the_reference_rules(spec, n, options):
+    seed = CASES.index((spec, n, options))
+    assert play(spec, n, options, games=games_per_case(spec, DEFAULT_GAMES.get(spec.name, GAMES)), seed=seed) > 0
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", BATCHED, ids=lambda s: s.env_name)
-def test_batched_engine_follows_the_reference_rules_over_many_games(spec):
-    runs = cases(spec)
-    for k, (n, options) in enumerate(runs):
-        play(spec, n, options, games=-(-SLOW_GAMES // len(runs)), seed=1000 + k, num_envs=128)
+@pytest.mark.parametrize("spec, n, options", CASES, ids=IDS)
+def test_batched_engine_follows_the_reference_rules_over_many_games(spec, n, options):
+    seed = 1000 + CASES.index((spec, n, options))
+    play(spec, n, options, games=games_per_case(spec, SLOW_GAMES), seed=seed, num_envs=128)
