@@ -61,13 +61,19 @@ def follow(game: SnackWars, actions: list[int]) -> SnackWars:
 
 
 # --- hand-set positions --------------------------------------------------------------------------------
-def test_stealing_past_9_then_discarding_from_the_stolen_cards():
+def raccoons_drawn_holding_8_food() -> SnackWars:
+    """Seat 0 has drawn raccoons holding 8 food cards, seat 1 a rich collection: it may steal past 9."""
     game = position(2, {0: {SUSHI: 3, RAMEN: 3}, 1: {DONUT: 3, CHEESE: 3, JAPANESE_B: 1, SUSHI: 2}},
                     draw=[RACCOON, RACCOON, RACCOON])
     game.apply(RACCOON)
     game.deck.remove(CROISSANT), game.deck.remove(CROISSANT)
     game.collections[0][CROISSANT] += 2
     game.state_changed()
+    return game
+
+
+def test_stealing_past_9_then_discarding_from_the_stolen_cards():
+    game = raccoons_drawn_holding_8_food()
     game = follow(game, [steal_action(1, DONUT), steal_action(1, JAPANESE_B), steal_action(1, DONUT)])
     assert game.phase == DISCARDING and sum(game.collections[0]) == 11
     game = follow(game, [DISCARD + DONUT, DISCARD + JAPANESE_B])
@@ -157,12 +163,7 @@ def test_the_native_heuristic_picks_the_python_bots_action(options):
 
 
 def test_the_native_heuristic_discards_as_the_python_bot():
-    game = position(2, {0: {SUSHI: 3, RAMEN: 3}, 1: {DONUT: 3, CHEESE: 3, JAPANESE_B: 1, SUSHI: 2}},
-                    draw=[RACCOON, RACCOON, RACCOON])
-    game.apply(RACCOON)
-    game.deck.remove(CROISSANT), game.deck.remove(CROISSANT)
-    game.collections[0][CROISSANT] += 2
-    game.state_changed()
+    game = raccoons_drawn_holding_8_food()
     for action in (steal_action(1, DONUT), steal_action(1, JAPANESE_B), steal_action(1, DONUT)):
         game.apply(action)
     venv = single(game)
