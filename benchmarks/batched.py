@@ -4,7 +4,7 @@
 
 A step is one decision (one tick of joint actions for a simultaneous game),
 including the observation and mask of the agent(s) to act; actions are random
-legal ones, drawn in numpy from the mask. Runs on one thread (numba's and
+legal ones, drawn natively by `venv.random_actions()`, whose time is counted in. Runs on one thread (numba's and
 numpy's). Also prints each kernel's compile time: cold (its numba cache
 cleared first) and warm (compiled code loaded from the cache, in a fresh
 process). The machine is shared: compare figures within one run.
@@ -30,14 +30,12 @@ def batched_rate(name: str, num_envs: int, seconds: float) -> float:
     from snack_envs import batched
 
     venv = batched.make(name, num_envs=num_envs, seed=0)
-    out = venv.reset()
-    rng = np.random.default_rng(0)
+    venv.reset()
     for _ in range(20):  # warm-up: the first calls load the compiled code
-        out = venv.step((rng.random(out[1].shape) * out[1]).argmax(-1))
+        venv.step(venv.random_actions())
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        mask = out[1]
-        out = venv.step((rng.random(mask.shape) * mask).argmax(-1))
+        venv.step(venv.random_actions())
         steps += num_envs
     return steps / (time.perf_counter() - start)
 

@@ -49,6 +49,13 @@ class OpponentMix:
             p = np.array([w["random"], w["heuristic"] + w["self"], 0.0])
         return p / p.sum()
 
+    def draw_many(self, rng: np.random.Generator, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """`count` seats' opponents at once: their kinds (indices into KINDS) and, where the kind is
+        "self", which snapshot (an index into `snapshots`; -1 elsewhere)."""
+        kinds = rng.choice(len(KINDS), size=count, p=self.probabilities())
+        which = np.where(kinds == KINDS.index("self"), rng.integers(max(len(self.snapshots), 1), size=count), -1)
+        return kinds, which
+
     def draw(self, rng: np.random.Generator) -> Any:
         """One seat's opponent: "random", "heuristic", or a snapshot (each as likely as the others)."""
         kind = KINDS[int(rng.choice(len(KINDS), p=self.probabilities()))]

@@ -95,6 +95,40 @@ def _draw_seats(state, which, agent_of_seat, seat_of_agent, shuffle):
             seat_of_agent[b, agent_of_seat[b, s]] = s
 
 
+@numba.njit(cache=True)
+def first_illegal(actions, mask, live):
+    """The first (env, agent) whose action is out of range or not in its mask, among live envs, flattened
+    as env * agents + agent (-1 if every action is legal). actions int64 [B, k], mask int8 [B, k, A]."""
+    num_actions = mask.shape[2]
+    for b in range(actions.shape[0]):
+        if not live[b]:
+            continue
+        for k in range(actions.shape[1]):
+            a = actions[b, k]
+            if a < 0 or a >= num_actions or not mask[b, k, a]:
+                return b * actions.shape[1] + k
+    return -1
+
+
+@numba.njit(cache=True)
+def sample_legal(mask, state, out):
+    """One uniformly random legal action per row of `mask` (int8 [R, A]) into `out` (int64 [R]; -1 for a
+    row with none), drawn from the xoshiro256** stream `state[0]` (uint64 [1, 4])."""
+    for r in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[r, a] != 0
+        out[r] = -1
+        if count:
+            k = below(state, 0, count)
+            for a in range(mask.shape[1]):
+                if mask[r, a]:
+                    if k == 0:
+                        out[r] = a
+                        break
+                    k -= 1
+
+
 def seed_streams(seed: int, num_envs: int) -> np.ndarray:
     """Independent xoshiro256** states for `num_envs` envs from one seed (never all-zero)."""
     state = np.random.SeedSequence(seed).generate_state(num_envs * 4, np.uint64).reshape(num_envs, 4)
@@ -125,11 +159,23 @@ def final_rewards(scores: np.ndarray, winners: np.ndarray, mode: str, score_rang
 
 def _check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     array = np.asarray(value)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+    if array.dtype.kind not in "iu":
         raise IllegalActionError(f"{name} must be an integer array of shape {shape}, got dtype {array.dtype}")
     if array.shape != shape:
         raise IllegalActionError(f"{name} must have shape {shape}, got {array.shape}")
-    return array.astype(np.int64)
+    return array.astype(np.int64)  # a copy: the caller's array may change while the kernel reads this
+
+
+@numba.njit(cache=True)
+def _count_steps(live, over, steps, max_steps, terminated, truncated):
+    """After a kernel step: count it in the envs that moved and mark their ended games; returns how many ended."""
+    ended = 0
+    for b in range(live.shape[0]):
+        steps[b] += live[b]
+        terminated[b] = live[b] and over[b]
+        truncated[b] = live[b] and not over[b] and steps[b] >= max_steps
+        ended += terminated[b] or truncated[b]
+    return ended
 
 
 class BatchedEnv:
@@ -169,6 +215,7 @@ class BatchedEnv:
         self.observation_size = self.kernel.obs_size
         assert self.num_actions == probe.num_actions and self.observation_size == probe.encoder.layout.size
         self.rng = seed_streams(int(seed), B)
+        self._action_stream = np.random.SeedSequence([int(seed), 1]).generate_state(4, np.uint64).reshape(1, 4)
         self.agent_of_seat = np.zeros((B, n), np.int64)
         self.seat_of_agent = np.zeros((B, n), np.int64)
         self.steps = np.zeros(B, np.int64)
@@ -176,9 +223,9 @@ class BatchedEnv:
         self.auto_reset = bool(auto_reset)
         self.live = np.ones(B, np.bool_)
         self.envs = np.arange(B)
-        shape = (B, n) if self.simultaneous else (B,)
-        self._mask = np.zeros(shape + (self.num_actions,), np.int8)
-        self._obs = np.zeros(shape + (self.observation_size,), np.float32)
+        self._shape = shape = (B, n) if self.simultaneous else (B,)
+        self._mask = np.zeros(shape + (self.num_actions,), np.int8)  # the masks last returned (a private copy)
+        self._obs = np.zeros(shape + (self.observation_size,), np.float32)  # the observations last returned
         self._seats = np.zeros(shape, np.int64)
         self._started = False
         self._ended_outcomes: dict[int, dict] = {}
@@ -199,31 +246,25 @@ class BatchedEnv:
         if not self._started:
             raise IllegalActionError("call reset() before step()")
         B, n = self.num_envs, self.num_players
-        shape = (B, n) if self.simultaneous else (B,)
-        given = _check_int_array("actions", actions, shape)  # by agent (simultaneous) or the acting agent's
+        given = _check_int_array("actions", actions, self._shape)  # by agent (simultaneous) or the acting agent's
         live = self.live if envs is None else self.live & np.asarray(envs, np.bool_)
-        given = np.where(live.reshape((B,) + (1,) * (given.ndim - 1)), given, 0) if not live.all() else given
-        if not ((given >= 0) & (given < self.num_actions)).all() or not (np.take_along_axis(
-                self._mask, given[..., None], axis=-1)[..., 0] | ~live.reshape((B,) + (1,) * (given.ndim - 1))).all():
+        if first_illegal(given.reshape(B, -1), self._mask.reshape(B, -1, self.num_actions), live) >= 0:
             self._refuse(given, live)
         # The kernel takes actions by seat: seat s of env b holds agent agent_of_seat[b, s].
-        seat_actions = np.take_along_axis(given, self.agent_of_seat, axis=1) if self.simultaneous else given
+        seat_actions = given[self.envs[:, None], self.agent_of_seat] if self.simultaneous else given
         self.kernel.step(seat_actions, live, self.rng)
-        self.steps += live
-        terminated = self.kernel.over() & live
-        truncated = live & ~terminated & (self.steps >= self.max_steps)
-        by_seat = np.zeros((B, n), np.float32)
-        if self.reward_mode == "round":
-            by_seat += np.where(live[:, None], self.kernel.round_results(), 0.0)  # only envs that moved
-        elif terminated.any():
-            done = terminated
-            by_seat[done] = final_rewards(self.kernel.scores()[done], self.kernel.winners()[done], self.reward_mode,
-                                          self.game_class.score_range)
+        terminated, truncated = np.empty(B, np.bool_), np.empty(B, np.bool_)
+        ended = _count_steps(live, self.kernel.over(), self.steps, self.max_steps, terminated, truncated)
         rewards = np.zeros((B, n), np.float32)
-        np.put_along_axis(rewards, self.agent_of_seat, by_seat, axis=1)
-        ended = terminated | truncated
+        if self.reward_mode == "round":  # only envs that moved
+            rewards[self.envs[:, None], self.agent_of_seat] = np.where(live[:, None], self.kernel.round_results(), 0.0)
+        elif terminated.any():
+            done = np.flatnonzero(terminated)
+            rewards[done[:, None], self.agent_of_seat[done]] = final_rewards(
+                self.kernel.scores()[done], self.kernel.winners()[done], self.reward_mode, self.game_class.score_range)
         self._ended_outcomes = {}
-        if ended.any():
+        if ended:
+            ended = terminated | truncated
             if self.auto_reset:  # keep what a replay of the last step needs, before the new deal
                 self._ended_outcomes = {i: self.kernel.outcomes(i) for i in np.flatnonzero(ended)}
                 self._new_games(ended)
@@ -243,11 +284,14 @@ class BatchedEnv:
         else:
             self._seats[:] = self.kernel.to_act()
         self.kernel.masks(self._seats, self._mask)
-        self._mask[~self.live] = 0  # a finished or truncated game: nobody may act
+        if not self.live.all():
+            self._mask[~self.live] = 0  # a finished or truncated game: nobody may act
+        # Fresh arrays for the caller (the kernels write every entry), so what a step returned stays as it was.
+        self._obs = np.empty(self._shape + (self.observation_size,), np.float32)
         self.kernel.encode(self._seats, self._obs)
         if self.simultaneous:  # the seats were given by agent, so these are by agent too
-            return self._obs.copy(), self._mask.copy()
-        return self._obs.copy(), self._mask.copy(), self.agent_of_seat[self.envs, self._seats]
+            return self._obs, self._mask.copy()
+        return self._obs, self._mask.copy(), self.agent_of_seat[self.envs, self._seats]
 
     def _refuse(self, given: np.ndarray, live: np.ndarray) -> None:
         """Name the first env whose action is illegal; nothing has changed."""
@@ -263,6 +307,29 @@ class BatchedEnv:
                         f"{self.env_name}: env {b}: action {action} is illegal for player_{agent} "
                         f"(seat {self.seat_of_agent[b, agent]}); legal actions: {np.flatnonzero(mask).tolist()}"
                     )
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action for each decision now due, shaped as `step` takes them (-1 where
+        none is legal), drawn natively from a stream of its own: the games' streams are not touched."""
+        if not self._started:
+            raise IllegalActionError("call reset() before random_actions()")
+        actions = np.empty(self._shape, np.int64)
+        sample_legal(self._mask.reshape(-1, self.num_actions), self._action_stream, actions.reshape(-1))
+        return actions
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The game's heuristic bot (`<game>.heuristic.HeuristicPolicy`), native, for the decisions now due:
+        int64 [B] for the agent to act (turn-based) or [B, n] for every agent (simultaneous); -1 where no
+        action is legal. Speed Snacks' bot remembers what it saw: ask it every tick for its memory to
+        follow the game, as the Python bot must be."""
+        if not self._started:
+            raise IllegalActionError("call reset() before heuristic_actions()")
+        kernel = self.kernel
+        if hasattr(kernel, "heuristic_act"):  # a bot with memory, one per env and agent row
+            return kernel.heuristic_act(self._obs, self._mask, self.live)
+        if not hasattr(kernel, "heuristic_actions"):
+            raise NotImplementedError(f"{self.env_name}: no native heuristic")
+        return kernel.heuristic_actions(self._obs, self._mask).reshape(self._shape)
 
     # --- reference games --------------------------------------------------------------------------------
     def export(self, i: int) -> Game:

@@ -15,7 +15,8 @@ batch, so MaskablePPO needs no wrapper.
 
 Opponents act in batches: random from the masks, snapshots by one torch
 forward pass per snapshot, the heuristic through the kernel's native bot
-where it has one (`Kernel.heuristic_actions`), else the Python bot per env.
+where it has one (`Kernel.heuristic_actions`, or `heuristic_act` for a bot
+with memory), else the Python bot per env.
 Needs the `train` extra.
 """
 
@@ -62,12 +63,14 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self.mix = self.mix.with_snapshots([*self.mix.snapshots, snapshot], keep=self.max_snapshots)
 
     def _draw_opponents(self, envs: np.ndarray) -> None:
-        codes = {"random": RANDOM, "heuristic": HEURISTIC}
-        for b in np.flatnonzero(envs):
-            for agent in range(1, self.num_players):
-                drawn = self.mix.draw(self.rng)
-                self.opponent[b, agent] = codes[drawn] if isinstance(drawn, str) else self.mix.snapshots.index(drawn)
-                self._python_heuristics.pop((b, agent), None)  # a stateful bot starts each game afresh
+        rows = np.flatnonzero(envs)
+        kinds, snapshot = self.mix.draw_many(self.rng, len(rows) * (self.num_players - 1))
+        codes = np.array([RANDOM, HEURISTIC, 0])[kinds] + np.maximum(snapshot, 0)  # a snapshot's code is its index
+        self.opponent[rows, 1:] = codes.reshape(len(rows), self.num_players - 1)
+        if self._python_heuristics:
+            for b in rows:
+                for agent in range(1, self.num_players):
+                    self._python_heuristics.pop((b, agent), None)  # a stateful bot starts each game afresh
 
     def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray, codes: np.ndarray, todo: np.ndarray) -> np.ndarray:
         """Actions of the opponents of `codes` for the rows where `todo` (rows of obs/mask)."""
@@ -85,9 +88,16 @@ class BatchedSelfPlayVecEnv(VecEnv):
         return actions
 
     def _heuristic(self, obs, mask, rows) -> np.ndarray:
-        native = getattr(self.batch.kernel, "heuristic_actions", None)
-        if native is not None:
-            return native(obs[rows], mask[rows])
+        kernel = self.batch.kernel
+        if self.simultaneous and hasattr(kernel, "heuristic_act"):
+            # A bot with memory (Speed Snacks): it sees every tick of every env where a seat plays it; the
+            # kernel forgets its memory of an env when a new game is dealt there.
+            B, n = self.num_envs, self.num_players
+            envs = rows.reshape(B, n).any(axis=1)
+            both = kernel.heuristic_act(obs.reshape(B, n, -1), mask.reshape(B, n, -1), envs)
+            return both.reshape(-1)[rows]
+        if hasattr(kernel, "heuristic_actions"):
+            return kernel.heuristic_actions(obs[rows], mask[rows])
         out = []
         for row in np.flatnonzero(rows):
             key = (row // self.num_players, row % self.num_players) if self.simultaneous else (row, -1)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+PLACEHOLDER_RNG_STATE = np.random.PCG64(0).state  # `Game.from_state`'s rng, for a caller to replace
 
 class IllegalActionError(ValueError):
     """An action that the rules do not allow in the current state."""
@@ -257,7 +258,9 @@ class Game:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Game":
+    def from_dict(cls, data: dict[str, Any], copy_state: bool = True) -> "Game":
+        """The game `to_dict` gave. `copy_state=False` adopts the state's lists instead of copying them
+        (for a caller that built them for this game alone)."""
         if data.get("game") != cls.name or data.get("version") != cls.version:
             raise ConfigError(
                 f"state is for {data.get('game')} v{data.get('version')}, not {cls.name} v{cls.version}"
@@ -269,10 +272,18 @@ class Game:
         rng_state = data["rng"]
         game.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
         game.rng.bit_generator.state = rng_state
+        state = data["state"]
         for field in cls.state_fields:
-            setattr(game, field, copy.deepcopy(data["state"][field]))
+            setattr(game, field, copy.deepcopy(state[field]) if copy_state else state[field])
         game._legal_cache = {}
         return game
+
+    @classmethod
+    def from_state(cls, num_players: int, config: dict[str, Any], state: dict[str, Any]) -> "Game":
+        """A game in `state` (every state field, as `to_dict` gives them), adopting its lists, with a
+        placeholder rng: how a batched kernel exports a game quickly."""
+        return cls.from_dict({"game": cls.name, "version": cls.version, "num_players": num_players,
+                              "config": config, "state": state, "rng": PLACEHOLDER_RNG_STATE}, copy_state=False)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -283,7 +294,7 @@ class Game:
 
     def copy(self) -> "Game":
         """An independent copy, its rng included (so both continue alike)."""
-        return self.from_dict(self.to_dict())
+        return self.from_dict(self.to_dict(), copy_state=False)  # to_dict's state is a copy already
 
     def __eq__(self, other: object) -> bool:
         """Same game, options and position; the rng state is not compared."""

@@ -394,10 +394,7 @@ class Kernel:
             "revealed_this_turn": self.revealed[b, : self.n_revealed[b]].tolist(),
             "last_hop": last_hop,
         }
-        return SnackRabbits.from_dict({
-            "game": SnackRabbits.name, "version": SnackRabbits.version, "num_players": n, "config": dict(self.config),
-            "state": state, "rng": np.random.default_rng(0).bit_generator.state,
-        })
+        return SnackRabbits.from_state(n, dict(self.config), state)
 
     def load(self, b: int, game: SnackRabbits) -> None:
         deck = list(game.deck)

@@ -106,8 +106,8 @@ class SnackRabbits(Game):
         self._start_turn()
 
     @classmethod
-    def from_dict(cls, data):
-        game = super().from_dict(data)
+    def from_dict(cls, data, copy_state=True):
+        game = super().from_dict(data, copy_state)
         game.suns = sun_cards(game.config["suns_per_fence"])
         return game
 

@@ -12,11 +12,7 @@ roll a round), and kept as the reference's `scripted_rolls` state field, which t
 one a round exactly as the kernel does: an exported game rolls the batch's dice, whatever its rng.
 (A loaded game keeps the scripted rolls it came with; when they run out the kernel rolls from the
 stream.) The one chance a step draws is Advanced traps' reshuffle of a sprung trap
-(`rules._spring_trap`: `rng.integers(len(deck) + 1)`), which the reference cannot script by keyword
-or state: `Kernel.export` hands the game an rng (`StreamReplay`) that replays the env's stream as
-the kernel will draw it, so the reference replays a step exactly; `BatchedEnv.export` replaces it
-by a plain generator, so outside the kernel's own export a trap reshuffle is not reproduced.
-`outcomes` is therefore always {}.
+(`rules._spring_trap`), which `outcomes` gives as the reference's `trap_inserts=` keyword.
 """
 
 from __future__ import annotations
@@ -78,8 +74,9 @@ EVENT_NAMES = ("trap", "rat ignored", "rat", "snack", "damage")
 EVENT_LEN = (1, 1, 1, 4, 3)
 
 # G: the scalar fields of a game
-PH, CUR, OVER, RND, C0, C1, C2, ENDING, NENT, DLEN, NDISC, ROLLED, RAT, RHEAD, RCOUNT, NEV, NREAS = range(17)
-NG = 17
+PH, CUR, OVER, RND, C0, C1, C2, ENDING, NENT, DLEN, NDISC, ROLLED, RAT, RHEAD, RCOUNT, NEV, NREAS, NINS = range(18)
+INS0, INS_CAP = 18, 256  # G[INS0:]: where each trap sprung in the current step went back (`outcomes`)
+NG = INS0 + INS_CAP
 # cards: deck, row, discard, trap spots, entrances
 DECK0, ROW0, DISC0, TRAP0, ENT0 = 0, 35, 40, 70, 75
 NCARDS_F = 80
@@ -224,6 +221,9 @@ def _spring_trap(b, n, cfg, card, G, cards, reasons, PL, events, rng):
     if cfg[2]:
         m = G[b, DLEN]
         at = below(rng, b, m + 1)
+        if G[b, NINS] < INS_CAP:
+            G[b, INS0 + G[b, NINS]] = at
+        G[b, NINS] += 1
         for i in range(m, at, -1):
             cards[b, DECK0 + i] = cards[b, DECK0 + i - 1]
         cards[b, DECK0 + at] = card
@@ -540,6 +540,7 @@ def _step(actions, live, n, cfg, G, cards, reasons, dice, CM, MP, members, wet, 
     for b in range(actions.shape[0]):
         if not live[b] or G[b, OVER]:
             continue
+        G[b, NINS] = 0
         a = actions[b]
         p = G[b, CUR]
         if a < PIPE_BASE:
@@ -738,36 +739,6 @@ def _scores(n, rat_snacks, CM, wet, PL, out, win):
             win[b, p] = out[b, p] == best
 
 
-# --- the reference's rng, replayed --------------------------------------------------------------------------
-M64 = (1 << 64) - 1
-
-
-class StreamReplay(np.random.Generator):
-    """A numpy Generator whose `integers(n)` (the only draw a Snack Time step makes: Advanced traps'
-    reshuffle) replays an env's xoshiro256** stream as the kernel draws it (`below`)."""
-
-    def __init__(self, words):
-        super().__init__(np.random.PCG64(0))
-        self._s = [int(w) for w in words]
-
-    def _next(self) -> int:
-        s = self._s
-        result = ((((s[1] * 5) & M64) << 7 | ((s[1] * 5) & M64) >> 57) & M64) * 9 & M64
-        t = (s[1] << 17) & M64
-        s[2] ^= s[0]
-        s[3] ^= s[1]
-        s[1] ^= s[2]
-        s[0] ^= s[3]
-        s[2] ^= t
-        s[3] = ((s[3] << 45) | (s[3] >> 19)) & M64
-        return result
-
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):  # noqa: D102
-        if high is not None or size is not None or endpoint:
-            raise NotImplementedError("StreamReplay replays integers(n) only")
-        return int(((self._next() >> 11) * (1.0 / 9007199254740992.0)) * int(low))
-
-
 # --- the kernel ----------------------------------------------------------------------------------------------
 class Kernel:
     """B games of Snack Time (see `snack_envs.core.batched` for the interface)."""
@@ -796,18 +767,15 @@ class Kernel:
         self.events = np.zeros((B, EV_CAP, 5), np.int64)
         self._scores = np.zeros((B, n), np.float64)
         self._winners = np.zeros((B, n), np.bool_)
-        self._rng: np.ndarray | None = None
 
     def _state(self):
         return (self.G, self.cards, self.reasons, self.dice, self.CM, self.MP, self.members, self.wet, self.PL,
                 self.rolls, self.events)
 
     def deal(self, which: np.ndarray, rng: np.ndarray) -> None:
-        self._rng = rng
         _deal(np.asarray(which, np.bool_), self.num_players, self.cfg, *self._state(), rng)
 
     def step(self, actions: np.ndarray, live: np.ndarray, rng: np.ndarray) -> None:
-        self._rng = rng
         _step(np.asarray(actions, np.int64), np.asarray(live, np.bool_), self.num_players, self.cfg,
               *self._state(), rng)
 
@@ -834,9 +802,12 @@ class Kernel:
 
     # --- the reference engine ---------------------------------------------------------------------------
     def outcomes(self, b: int) -> dict:
-        """Nothing to script by keyword: the dice are in the exported state (`scripted_rolls`) and an
-        Advanced-traps reshuffle is replayed by the exported game's rng (see the module docstring)."""
-        return {}
+        """Advanced traps: where each trap sprung in the last step went back into the deck, as the
+        reference `_apply`'s `trap_inserts=` keyword (the dice are in the exported state)."""
+        sprung = int(self.G[b, NINS])
+        if sprung > INS_CAP:
+            raise RuntimeError(f"env {b}: {sprung} traps were reshuffled in one step, more than the {INS_CAP} kept")
+        return {"trap_inserts": self.G[b, INS0:INS0 + sprung].tolist()} if sprung else {}
 
     def export(self, b: int) -> SnackTime:
         n = self.num_players
@@ -883,12 +854,7 @@ class Kernel:
             "scripted_rolls": rolls,
             "events": ev,
         }
-        game = SnackTime.from_dict({
-            "game": SnackTime.name, "version": SnackTime.version, "num_players": n, "config": dict(self.config),
-            "state": state, "rng": np.random.default_rng(0).bit_generator.state,
-        })
-        if self._rng is not None and self.config["advanced_traps"]:
-            game.rng = StreamReplay(self._rng[b])
+        game = SnackTime.from_state(n, dict(self.config), state)
         return game
 
     def load(self, b: int, game: SnackTime) -> None:
@@ -958,3 +924,15 @@ class Kernel:
         for e, event in enumerate(game.events):
             self.events[b, e, 0] = names[event[0]]
             self.events[b, e, 1: len(event)] = event[1:]
+
+    def heuristic_actions(self, obs, mask):
+        """`heuristic.HeuristicPolicy.act` for each row of observations [R, D] and masks [R, A] (int64 [R];
+        -1 where no action is legal). The bot keeps no memory and draws no chance, so a row's action depends
+        on that row alone (see `batched_heuristic`)."""
+        from snack_envs.snack_time.batched_heuristic import heuristic_from_obs
+
+        obs = np.ascontiguousarray(obs, np.float32).reshape(-1, OBS_SIZE)
+        mask = np.ascontiguousarray(mask, np.int8).reshape(-1, NUM_ACTIONS)
+        out = np.empty(obs.shape[0], np.int64)
+        heuristic_from_obs(obs, mask, out)
+        return out

@@ -193,6 +193,7 @@ class SnackTime(SheetRules, Game):
         ),
     }
     scripted_outcomes = ("deck", "entrance_rolls", "rolls")
+    _trap_inserts: list[int] | None = None  # `_apply(trap_inserts=...)`'s script while it runs
     state_fields = (
         "phase", "current_player", "game_over", "round", "cursor", "ending", "end_reasons",
         "entrances", "deck", "row", "discard", "trap_spots",
@@ -331,7 +332,15 @@ class SnackTime(SheetRules, Game):
             links = self.links[p]
             self.pending[p].extend(c for c in range(NUM_CREATURES) if links[c] >> k & 1)
         if self.config["advanced_traps"]:
-            self.deck.insert(int(self.rng.integers(len(self.deck) + 1)), card)
+            if self._trap_inserts is not None:
+                if not self._trap_inserts:
+                    raise ConfigError("trap_inserts scripted fewer reshuffled traps than were sprung in this step")
+                at = self._trap_inserts.pop(0)
+                if not 0 <= at <= len(self.deck):
+                    raise ConfigError(f"a trap goes back at a deck index 0..{len(self.deck)}, not {at}")
+            else:
+                at = int(self.rng.integers(len(self.deck) + 1))
+            self.deck.insert(at, card)
         else:
             self.trap_spots[k] = True
 
@@ -516,9 +525,29 @@ class SnackTime(SheetRules, Game):
     def action_mask(self, player: int | None = None) -> np.ndarray:
         return self._legal_mask(self.current_player if player is None else player).copy()
 
-    def _apply(self, action: int, **outcomes) -> None:
+    def _apply(self, action: int, trap_inserts: Sequence[int] | None = None, **outcomes) -> None:
+        """Apply a legal action. `trap_inserts` (tests; Advanced traps) scripts where each trap sprung in
+        this step goes back into the deck: its index in the deck as it stands (0 = top, len(deck) =
+        bottom), one for each trap sprung, in order. The dice are scripted at construction (`rolls=`)."""
         if outcomes:
             raise ConfigError(f"snack_time scripts its dice at construction (rolls=...), not {sorted(outcomes)}")
+        if trap_inserts is None:
+            self._act(action)
+            return
+        saved = self.copy()
+        self._trap_inserts = [int(at) for at in trap_inserts]
+        try:
+            self._act(action)
+            if self._trap_inserts:
+                raise ConfigError(f"trap_inserts scripted {len(trap_inserts)} reshuffled trap(s) but only "
+                                  f"{len(trap_inserts) - len(self._trap_inserts)} were sprung in this step")
+        except ConfigError:
+            self.__dict__.update(saved.__dict__)  # derived fields (`fits`, `entrance_at`) and rng included
+            raise
+        finally:
+            self._trap_inserts = None
+
+    def _act(self, action: int) -> None:
         p = self.current_player
         kind, a, b = decode(action)
         if kind == "trait":
@@ -567,8 +596,8 @@ class SnackTime(SheetRules, Game):
 
     # --- state as data ------------------------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data):
-        game = super().from_dict(data)
+    def from_dict(cls, data, copy_state=True):
+        game = super().from_dict(data, copy_state)
         game._rebuild_derived()
         return game
 

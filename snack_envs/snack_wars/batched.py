@@ -675,10 +675,7 @@ class Kernel:
             "turn": int(self.turn[b]),
             "passed": self.passed[b, : self.n_passed[b]].tolist(),
         }
-        return SnackWars.from_dict({
-            "game": SnackWars.name, "version": SnackWars.version, "num_players": n, "config": dict(self.config),
-            "state": state, "rng": np.random.default_rng(0).bit_generator.state,
-        })
+        return SnackWars.from_state(n, dict(self.config), state)
 
     def load(self, b: int, game: SnackWars) -> None:
         deck = list(game.deck)

@@ -32,7 +32,6 @@ each pile's top card (and a customer pile's order) kept there as cards are
 placed, so neither reads the card row; both write over every pile slot with
 boolean arithmetic rather than branch per present pile, and index
 `out[b, k, i]` rather than take a row view (numba reference-counts views).
-`export` builds the reference game without `from_dict`'s deep copy.
 
 `Kernel.heuristic_act` is `heuristic.HeuristicPolicy` natively, its memory per
 env and seat in the kernel (see there).
@@ -1445,15 +1444,7 @@ class Kernel:
             "round_scored": [float(S[RS]), float(S[RS + 1])] if S[RS_VALID] else None,
             "current_player": -1, "game_over": bool(self.game_over[b]),
         }
-        # What `SpeedSnacks.from_dict` builds, without its deep copy of the state (every list here is new):
-        # the copy took most of an export's time.
-        game = SpeedSnacks.__new__(SpeedSnacks)
-        game.num_players, game.config, game.num_actions = 2, dict(self.config), NUM_ACTIONS
-        game.rng = np.random.Generator(np.random.PCG64(0))  # a placeholder: BatchedEnv seeds it from env b's stream
-        for field in SpeedSnacks.state_fields:
-            setattr(game, field, state[field])
-        game._legal_cache = {}
-        return game
+        return SpeedSnacks.from_state(2, dict(self.config), state)
 
     def load(self, b: int, game: SpeedSnacks) -> None:
         S, C = self.S[b], self.C[b]

@@ -6,8 +6,7 @@ the PettingZoo env's `observe()` for the agent to act, in the position that
 `export` gives; after the step, the reference game, given the same action and
 the batched step's chance outcomes (`outcomes`), equals the exported state
 (rng aside); a finished game's rewards are the env's final rewards.
-The default suite plays GAMES games per game (fewer where DEFAULT_GAMES says);
-`-m slow` plays SLOW_GAMES.
+The default suite plays GAMES games per game; `-m slow` plays SLOW_GAMES.
 """
 
 from __future__ import annotations
@@ -23,10 +22,6 @@ pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
 
 GAMES, SLOW_GAMES = 2_000, 20_000
-# Fewer games in the default suite where 2,000 would overrun its 10-minute budget on 2 cores: checking
-# 2,000 games takes about 4 minutes for Speed Snacks (hundreds of ticks a game) and 19 for Snack Time
-# (up to 87 decisions a player, a large state to export). `-m slow` plays SLOW_GAMES of every game.
-DEFAULT_GAMES = {"speed_snacks": 500, "snack_time": 150}
 BATCHED = [s for s in specs.SPECS if s.batched]
 
 
@@ -65,12 +60,15 @@ def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32)
     checked = 0
     for _ in range(-(-games // num_envs)):
         out = venv.reset()
+        # Each env's reference game: exported at the deal, then stepped beside the kernel (and checked equal
+        # to its export after every step).
+        games = {i: venv.kernel.export(i) for i in range(num_envs)}  # (export less the rng, faster)
         while venv.live.any():
             obs, mask = out[0], out[1]
             before = {}
             actions = np.zeros(mask.shape[:-1], np.int64)
             for i in np.flatnonzero(venv.live):
-                game, seats = venv.kernel.export(i), venv.agent_seats(i)  # (export less the rng, faster)
+                game, seats = games[i], venv.agent_seats(i)
                 agents = range(n) if spec.simultaneous else [int(out[2][i])]
                 for agent in agents:
                     where = (i, agent) if spec.simultaneous else (i,)
@@ -107,7 +105,7 @@ def games_per_case(spec, total: int) -> int:
 @pytest.mark.parametrize("spec, n, options", CASES, ids=IDS)
 def test_batched_engine_follows_the_reference_rules(spec, n, options):
     seed = CASES.index((spec, n, options))
-    assert play(spec, n, options, games=games_per_case(spec, DEFAULT_GAMES.get(spec.name, GAMES)), seed=seed) > 0
+    assert play(spec, n, options, games=games_per_case(spec, GAMES), seed=seed) > 0
 
 
 @pytest.mark.slow

@@ -78,6 +78,28 @@ def test_bad_input_is_a_clear_error_that_changes_nothing(name):
 
 
 @pytest.mark.parametrize("name", BATCHED)
+def test_the_kernel_writes_every_entry_and_a_step_leaves_what_it_returned_before_alone(name):
+    """`BatchedEnv` hands out arrays the kernel wrote into without clearing them first: every entry must
+    be written, whatever the buffer held."""
+    venv = batched.make(name, num_envs=8, seed=2)
+    out, rng = venv.reset(), np.random.default_rng(2)
+    for _ in range(40):
+        kept = [a.copy() for a in out[:2]]
+        previous = out
+        out = venv.step(random_actions(out, rng))
+        assert all(np.array_equal(a, b) for a, b in zip(previous[:2], kept)), "a step changed an array it had returned"
+    seats = venv._seats.copy()
+    for fill in (np.nan, 7.0):
+        obs = np.full(venv._obs.shape, fill, np.float32)
+        venv.kernel.encode(seats, obs)
+        assert np.array_equal(obs, out[0])
+    for fill in (1, 9):
+        mask = np.full(venv._mask.shape, fill, np.int8)
+        venv.kernel.masks(seats, mask)
+        assert np.array_equal(mask, out[1])
+
+
+@pytest.mark.parametrize("name", BATCHED)
 def test_a_finished_game_starts_again_and_reports_its_end_once(name):
     venv = batched.make(name, num_envs=16, seed=3, reward="win")
     out, rng = venv.reset(), np.random.default_rng(3)
@@ -161,6 +183,42 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatc
     assert checked >= 30
 
 
+@pytest.mark.parametrize("name", BATCHED)
+def test_the_vec_envs_heuristic_opponents_choose_as_the_python_bot(name, monkeypatch):
+    """Every opponent move inside the VecEnv's step, replayed by one Python bot per game (Speed Snacks'
+    remembers across ticks): the same action on every decision."""
+    pytest.importorskip("sb3_contrib")
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+
+    spec = specs.get(name)
+    vec = BatchedSelfPlayVecEnv(name, 8, 2, 0, "win", {"random": 0.0, "heuristic": 1.0, "self": 0.0})
+    batch, real_step = vec.batch, vec.batch.step
+    bots: dict[int, object] = {}
+    compared = 0
+
+    def recording_step(actions, envs=None):
+        nonlocal compared
+        obs, mask = vec._out[0], vec._out[1]  # what the movers saw
+        stepped = np.ones(batch.num_envs, bool) if envs is None else envs
+        for i in np.flatnonzero(stepped & batch.live):
+            where = (i, 1) if batch.simultaneous else (i,)
+            if batch.simultaneous or vec._out[2][i] == 1:
+                bot = bots.setdefault(i, spec.heuristic(2))
+                assert actions[where] == bot.act(obs[where], mask[where]), f"env {i}, decision {compared}"
+                compared += 1
+        out = real_step(actions, envs)
+        for i in np.flatnonzero(out[-2] | out[-1]):
+            bots.pop(i, None)  # a new game, a fresh bot
+        return out
+
+    monkeypatch.setattr(batch, "step", recording_step)
+    rng = np.random.default_rng(1)
+    vec.reset()
+    for _ in range(150):
+        vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in vec.env_method("action_masks")]))
+    assert compared > 300
+
+
 @pytest.mark.parametrize("name", BATCHED[:1])
 def test_maskable_ppo_trains_on_the_batched_vec_env(name, tmp_path):
     pytest.importorskip("sb3_contrib")
@@ -173,3 +231,67 @@ def test_maskable_ppo_trains_on_the_batched_vec_env(name, tmp_path):
     model.learn(1024)
     model.save(tmp_path / "m.zip")
     assert model.num_timesteps >= 1024
+
+
+def test_sample_legal_draws_only_legal_actions_each_alike():
+    from snack_envs.core.batched import sample_legal, seed_streams
+
+    mask = np.zeros((3, 6), np.int8)
+    mask[0, [1, 4, 5]] = 1
+    mask[2, 3] = 1
+    stream, out = seed_streams(0, 1), np.empty(3, np.int64)
+    counts = np.zeros((3, 6), np.int64)
+    for _ in range(3000):
+        sample_legal(mask, stream, out)
+        assert out[1] == -1 and out[2] == 3  # no legal action; only one
+        counts[0, out[0]] += 1
+    assert counts[0, [0, 2, 3]].sum() == 0 and all(900 < c < 1100 for c in counts[0, [1, 4, 5]])
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_heuristic_actions_are_the_python_bots_for_every_env(name):
+    """Bots playing each other through `venv.heuristic_actions()`, one Python bot per env and agent (new
+    each game) answering the same observations."""
+    spec = specs.get(name)
+    venv = batched.make(name, num_envs=6, num_players=2, seed=7)
+    obs, mask, *_ = venv.reset()
+    bots: dict[tuple[int, int], object] = {}
+    for step in range(120):
+        actions = venv.heuristic_actions()
+        for i in range(6):
+            agents = range(2) if venv.simultaneous else [None]
+            for agent in agents:
+                where = (i,) if agent is None else (i, agent)
+                bot = bots.setdefault((i, agent or 0), spec.heuristic(2))
+                assert actions[where] == bot.act(obs[where], mask[where]), f"step {step}, env {i}, agent {agent}"
+        obs, mask, *_, terminated, truncated = venv.step(actions)
+        for i in np.flatnonzero(terminated | truncated):
+            bots.pop((i, 0), None), bots.pop((i, 1), None)
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_random_actions_are_legal_and_seeded(name):
+    def run(seed: int):
+        venv = batched.make(name, num_envs=8, seed=seed)
+        out, picks = venv.reset(), []
+        for _ in range(30):
+            actions = venv.random_actions()
+            legal = np.take_along_axis(out[1], actions[..., None], axis=-1)[..., 0]
+            assert legal.all(), "random_actions drew an illegal action"
+            picks.append(actions)
+            out = venv.step(actions)
+        return np.array(picks)
+
+    assert np.array_equal(run(3), run(3)) and not np.array_equal(run(3), run(4))
+
+
+def test_the_vec_env_draws_each_opponent_seat_on_its_own_snapshots_included():
+    pytest.importorskip("sb3_contrib")
+    from snack_envs.core.batched_sb3 import HEURISTIC, RANDOM, BatchedSelfPlayVecEnv
+
+    vec = BatchedSelfPlayVecEnv("snack_wars_v0", 64, 3, 0, "win", {"random": 0.5, "heuristic": 0.5, "self": 1.0})
+    vec.reset()  # no snapshot yet: "self" goes to the heuristic
+    assert {tuple(r) for r in vec.opponent[:, 1:].tolist()} == {(a, b) for a in (RANDOM, HEURISTIC) for b in (RANDOM, HEURISTIC)}
+    vec.mix = vec.mix.with_snapshots(["first", "second"])
+    vec._draw_opponents(np.ones(64, bool))
+    assert set(vec.opponent[:, 1:].ravel().tolist()) == {RANDOM, HEURISTIC, 0, 1}

@@ -40,6 +40,18 @@ def test_readme_shows_every_example_verbatim():
         assert (EXAMPLES / f"{stack}_example.py").read_text().strip() in section[1], f"{stack}_example.py differs"
 
 
+def test_readme_shows_the_batched_example_verbatim():
+    section = (ROOT / "README.md").read_text().split("## The batched engine", 1)[1].split("\n## ", 1)[0]
+    assert (EXAMPLES / "batched_example.py").read_text().strip() in section
+
+
+def test_batched_example(capsys):
+    pytest.importorskip("numba")
+    out = run_in_process("batched", capsys)
+    won, games = (int(x) for x in out.split("won ", 1)[1].split(" games")[0].split(" of "))
+    assert games > 5000 and won > 0.8 * games  # the bot against two random players
+
+
 def test_pettingzoo_example(capsys):
     out = run_in_process("pettingzoo", capsys)
     returns = ast.literal_eval(out.split("returns:", 1)[1].splitlines()[0])

@@ -564,3 +564,27 @@ def test_text_for_actions_and_the_map():
     lines = game.render_text(names=["Madi"]).splitlines()
     assert "  0 ◤─┐ · · · · · ◥" in lines and "  1 · ① · ② · · · ·" in lines
     assert any("NW: traits [-] snacks [-] entrances [1]" in line for line in lines)
+
+
+def the_step_that_starts_round_2(game):
+    """Play the first legal action until the next one would start round 2; return that action."""
+    while True:
+        action = game.legal_actions()[0]
+        trial = game.copy()
+        trial.apply(action)
+        if trial.round > game.round:
+            return action
+        game.apply(action)
+
+
+def test_a_scripted_trap_insert_puts_the_sprung_trap_there_and_a_wrong_script_changes_nothing():
+    game = new_game(1, top=[TRAP[0], 0], advanced_traps=True)
+    action = the_step_that_starts_round_2(game)
+    before = game.copy()
+    for wrong in ([len(game.deck) + 1], [0, 0], []):  # past the bottom; two traps but one is sprung; none
+        with pytest.raises(ConfigError, match="trap"):
+            game.apply(action, trap_inserts=wrong)
+        assert game == before
+    game.apply(action, trap_inserts=[3])  # under the 3 cards on top, then pedestrian 0 goes to the row
+    assert game.round == 2 and game.row[0] == 0 and game.deck.index(TRAP[0]) == 2
+    assert game.events[0] == ["trap", 0]

@@ -208,6 +208,19 @@ def test_opponent_mix_draws_by_weight_giving_self_to_the_heuristic_until_a_snaps
         OpponentMix({"random": 0, "heuristic": 0, "self": 0})
 
 
+def test_opponent_mix_draws_many_seats_at_once_by_the_same_weights():
+    from snack_envs.opponents import KINDS, OpponentMix
+
+    rng = np.random.default_rng(0)
+    mix = OpponentMix({"random": 1.0, "heuristic": 1.0, "self": 2.0})
+    kinds, snapshot = mix.draw_many(rng, 4000)
+    assert set(kinds.tolist()) == {0, 1} and 0.2 < (kinds == 0).mean() < 0.3 and (snapshot == -1).all()
+    kinds, snapshot = mix.with_snapshots(["a", "b"]).draw_many(rng, 4000)
+    is_self = kinds == KINDS.index("self")
+    assert 0.45 < is_self.mean() < 0.55 and (snapshot[~is_self] == -1).all()
+    assert 0.45 < (snapshot[is_self] == 1).mean() < 0.55 and set(snapshot[is_self].tolist()) == {0, 1}
+
+
 def test_sb3_self_play_env_draws_each_opponent_seat_on_its_own(tmp_path):
     from training.backends.sb3 import SelfPlayEnv
 
