@@ -36,6 +36,7 @@ The kernel interface (all arrays length B in the first axis):
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numba
@@ -127,6 +128,30 @@ def sample_legal(mask, state, out):
                         out[r] = a
                         break
                     k -= 1
+
+
+# --- Python's sum() of floats, for native bots that must break ties exactly as their Python originals ----------
+NEUMAIER_SUM = sys.version_info >= (3, 12)  # from 3.12, sum() of floats compensates its rounding errors
+
+
+@numba.njit(inline="always")
+def python_sum_add(total, comp, x):
+    """One item of `sum()` over floats (started at 0): the new (total, compensation)."""
+    t = total + x
+    if NEUMAIER_SUM:
+        if abs(total) >= abs(x):
+            comp += (total - t) + x
+        else:
+            comp += (x - t) + total
+    return t, comp
+
+
+@numba.njit(inline="always")
+def python_sum_result(total, comp):
+    """What `sum()` returns after its items were added by `python_sum_add`."""
+    if NEUMAIER_SUM and comp != 0.0 and np.isfinite(comp):
+        return total + comp
+    return total
 
 
 def seed_streams(seed: int, num_envs: int) -> np.ndarray:

@@ -26,11 +26,11 @@ block (traits, pipes, damages, entrances): the masks of the game never mix them.
 
 from __future__ import annotations
 
-import sys
 
 import numba
 import numpy as np
 
+from snack_envs.core.batched import python_sum_add, python_sum_result
 from snack_envs.snack_time import heuristic as H
 from snack_envs.snack_time.actions import DAMAGE_BASE, ENTRANCE_BASE, NUM_ACTIONS, PIPE_BASE, TRAIT_BASE
 from snack_envs.snack_time.components import (
@@ -112,8 +112,6 @@ UNSEEN_NEEDS = np.array(PED_NEEDS, np.float64)
 POOL_SIZE = NUM_ENTRANCES + NUM_PEDESTRIANS
 Q_SIDE = TRAIT_SLOTS + 1  # the menus' cache: traits 0..4 of each kind (and open slots 0..4)
 Q_SIZE = Q_SIDE**3  # quality's entries, then prospect's
-# Python 3.12's sum() of floats is compensated (Neumaier); 3.11's adds in order. Match the running Python.
-NEUMAIER = sys.version_info >= (3, 12)
 
 
 # --- menus ----------------------------------------------------------------------------------------------------
@@ -129,20 +127,9 @@ def _quality(h0, h1, h2, pool_w, pool_n, npool, qcache, qdone):
     total, comp, count = 0.0, 0.0, 0
     for i in range(npool):
         if pool_n[i, 0] <= h0 and pool_n[i, 1] <= h1 and pool_n[i, 2] <= h2:
-            w = pool_w[i]
-            if count == 0:
-                total = 0.0 + w  # sum()'s start 0, then the first item
-            else:
-                t = total + w
-                if NEUMAIER:
-                    if abs(total) >= abs(w):
-                        comp += (total - t) + w
-                    else:
-                        comp += (w - t) + total
-                total = t
+            total, comp = python_sum_add(total, comp, pool_w[i])
             count += 1
-    if NEUMAIER and comp != 0.0 and np.isfinite(comp):
-        total += comp
+    total = python_sum_result(total, comp)
     q = total / count if count else 0.0
     if key >= 0:
         qcache[key] = q

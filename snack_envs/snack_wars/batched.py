@@ -19,12 +19,11 @@ so they pick the same action (tests/snack_wars/test_wars_batched.py compares the
 
 from __future__ import annotations
 
-import sys
 
 import numba
 import numpy as np
 
-from snack_envs.core.batched import below
+from snack_envs.core.batched import below, python_sum_add, python_sum_result
 from snack_envs.snack_wars import heuristic as H
 from snack_envs.snack_wars.components import (
     COLLECTION_SIZE,
@@ -79,8 +78,6 @@ FAMILY_HOPE = H.FAMILY_HOPE
 RACCOON_HOPE = H.RACCOON_HOPE
 TABLE_SLOT = H.TABLE_SLOT
 MULTI_TERM_A = np.array([MULTICOLOUR_POINTS * H.MULTI_HOPE**k for k in range(4)], np.float64)
-# Python 3.12's sum() of floats is compensated (Neumaier); 3.11's adds in order. Match the running Python.
-NEUMAIER = sys.version_info >= (3, 12)
 
 
 # --- the rules ------------------------------------------------------------------------------------------------
@@ -416,20 +413,10 @@ def _lead(colls, racc, copies, scores):
         if colls[p, RACCOON_BONUS]:
             scores[p] += racc[p] + RACCOON_HOPE
     # sum(scores[1:]), as the running Python sums a list of floats
-    total = scores[1]
-    comp = 0.0
-    for p in range(2, n):
-        x = scores[p]
-        t = total + x
-        if NEUMAIER:
-            if abs(total) >= abs(x):
-                comp += (total - t) + x
-            else:
-                comp += (x - t) + total
-        total = t
-    if NEUMAIER and comp != 0.0 and np.isfinite(comp):
-        total += comp
-    return scores[0] - total / (n - 1)
+    total, comp = 0.0, 0.0
+    for p in range(1, n):
+        total, comp = python_sum_add(total, comp, scores[p])
+    return scores[0] - python_sum_result(total, comp) / (n - 1)
 
 
 @numba.njit(cache=True)

@@ -295,3 +295,23 @@ def test_the_vec_env_draws_each_opponent_seat_on_its_own_snapshots_included():
     vec.mix = vec.mix.with_snapshots(["first", "second"])
     vec._draw_opponents(np.ones(64, bool))
     assert set(vec.opponent[:, 1:].ravel().tolist()) == {RANDOM, HEURISTIC, 0, 1}
+
+
+def test_the_native_float_sum_is_pythons_sum_bit_for_bit():
+    """The native bots break ties as the Python ones only if they add floats as this Python's sum()."""
+    import numba
+
+    from snack_envs.core.batched import python_sum_add, python_sum_result
+
+    @numba.njit
+    def native_sum(values):
+        total, comp = 0.0, 0.0
+        for x in values:
+            total, comp = python_sum_add(total, comp, x)
+        return python_sum_result(total, comp)
+
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 3, 7, 50):
+        for _ in range(200):
+            values = rng.normal(size=size) * 10.0 ** rng.integers(-8, 9, size=size)
+            assert native_sum(values) == sum(values.tolist())
