@@ -110,8 +110,8 @@ def main() -> None:
     import torch
 
     from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
-    from training.backends.sb3 import make_vec_env
-    from training.config import load_config
+    from snack_envs.training.backends.sb3 import make_vec_env
+    from snack_envs.training.config import load_config
 
     torch.set_num_threads(1)
     config = load_config(args.config)

@@ -11,11 +11,15 @@ imported (`snack_envs.registration`).
 
 from __future__ import annotations
 
+from importlib import metadata
 
 from snack_envs import specs
 from snack_envs.specs import ENV_NAMES, RETIRED, RetiredEnvError, UnknownEnvError
 
-__version__ = "0.1.0"
+try:  # one source for the version: pyproject.toml, through the installed package's metadata
+    __version__ = metadata.version("snack-envs")
+except metadata.PackageNotFoundError:  # a source tree used without installing it
+    __version__ = "0+unknown"
 
 
 def __getattr__(name: str):

@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from snack_envs import specs
+from snack_envs.core.game import ConfigError
 
 
 class Policy(Protocol):
@@ -58,9 +59,9 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
     if Path(spec).is_dir():  # an RLlib checkpoint folder (snack-train --backend rllib)
         from snack_envs.integrations.rllib import load_policy as load_rllib_policy
 
-        return load_rllib_policy(spec)
+        return load_rllib_policy(spec, env_name=env_name, num_players=num_players)
     if spec.endswith(".zip") or Path(spec).exists():
         from snack_envs.checkpoints import load_policy
 
         return load_policy(spec, env_name=env_name, num_players=num_players)
-    raise ValueError(f"unknown policy {spec!r}: use 'random', 'heuristic' or a checkpoint path")
+    raise ConfigError(f"unknown policy {spec!r}: use 'random', 'heuristic' or a checkpoint path")

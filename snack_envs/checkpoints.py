@@ -27,6 +27,7 @@ import numpy as np
 from snack_envs import specs
 
 FORMAT = "snack-envs-checkpoint/1"
+RLLIB_RUN_FORMAT = "snack-envs-rllib-checkpoint/1"  # what `snack-train --backend rllib` writes beside <run>/final
 
 
 class CheckpointError(ValueError):
@@ -56,12 +57,35 @@ def env_facts(env_name: str, num_players: int, options: dict | None = None) -> d
     }
 
 
+def umask() -> int:
+    """The process's umask (the mode bits a new file does not get)."""
+    try:  # Linux: read it without changing it
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_json_atomic(path: Path, data: dict) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file."""
+    """Write through a temporary file and rename, so a crash never leaves half a file. The file gets the
+    mode a plain `open(path, "w")` would give it (0666 less the umask), not the temporary file's 0600."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as tmp:
-        json.dump(data, tmp, indent=2, sort_keys=True, default=str)
-    os.replace(tmp.name, path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=2, sort_keys=True, default=str)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
@@ -75,28 +99,57 @@ def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
     return path
 
 
-def read_metadata(path: str | Path) -> dict[str, Any]:
+def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
+    """A checkpoint's metadata (the JSON file beside it), refused unless its format is one of `formats`."""
     meta_path = Path(path).with_suffix(".json")
     if not meta_path.exists():
         raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file")
-    meta = json.loads(meta_path.read_text())
-    if meta.get("format") != FORMAT:
-        raise CheckpointError(f"{meta_path}: unknown checkpoint format {meta.get('format')!r}, expected {FORMAT!r}")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as error:
+        raise CheckpointError(f"{meta_path}, line {error.lineno}: the metadata is not valid JSON ({error.msg})") from None
+    if not isinstance(meta, dict) or meta.get("format") not in formats:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise CheckpointError(f"{meta_path}: unknown checkpoint format {found!r}, expected "
+                              f"{' or '.join(map(repr, formats))}")
     return meta
 
 
-def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | None) -> None:
-    if meta["env_name"] in specs.RETIRED:
-        raise CheckpointError(f"checkpoint was trained on {meta['env_name']}, which is retired; "
-                              f"retrain it on {specs.RETIRED[meta['env_name']]}")
-    if env_name is not None and meta["env_name"] != env_name:
-        raise CheckpointError(f"checkpoint was trained on {meta['env_name']}, not {env_name}")
-    facts = env_facts(meta["env_name"], num_players or meta["num_players"], meta.get("env_options"))
-    for key in ("env_version", "num_players", "observation_size", "num_actions"):
-        if meta.get(key) != facts[key]:
-            raise CheckpointError(
-                f"checkpoint {key} is {meta.get(key)!r} but {meta['env_name']} here has {facts[key]!r}"
-            )
+FACTS = ("env_version", "num_players", "observation_size", "num_actions")
+
+
+def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | None) -> dict[str, Any]:
+    """Refuse metadata made for another game, env version, player count or shape; returns the env's facts."""
+    missing = [key for key in ("env_name", *FACTS) if key not in meta]
+    if missing:
+        raise CheckpointError(f"the checkpoint's metadata lacks {missing}")
+    trained_on, players = meta["env_name"], meta["num_players"]
+    if trained_on in specs.RETIRED:
+        raise CheckpointError(f"checkpoint was trained on {trained_on}, which is retired; "
+                              f"retrain it on {specs.RETIRED[trained_on]}")
+    if trained_on not in specs.ENV_NAMES:
+        raise CheckpointError(f"checkpoint was trained on {trained_on!r}, which is no env of this package "
+                              f"(known envs: {', '.join(specs.ENV_NAMES)})")
+    if env_name is not None and trained_on != env_name:
+        raise CheckpointError(f"checkpoint was trained on {trained_on}, not {env_name}")
+    if num_players is not None and num_players != players:
+        raise CheckpointError(f"checkpoint supports num_players={players} only (it was trained for {players}-player "
+                              f"{trained_on}), not {num_players} players")
+    facts = env_facts(trained_on, players, meta.get("env_options"))
+    for key in FACTS:
+        if meta[key] != facts[key]:
+            raise CheckpointError(f"checkpoint {key} is {meta[key]!r} but {trained_on} here has {facts[key]!r}")
+    return facts
+
+
+def check_network(observation_size: int | None, num_actions: int | None, facts: dict[str, Any]) -> None:
+    """Refuse a network whose input or output size is not the env's: weights made for another game or version."""
+    if (observation_size, num_actions) != (facts["observation_size"], facts["num_actions"]):
+        raise CheckpointError(
+            f"its network takes {observation_size} observation values and scores {num_actions} actions, but "
+            f"{facts['env_name']} ({facts['num_players']} players) has {facts['observation_size']} and "
+            f"{facts['num_actions']}: the weights were made for another game, version or player count"
+        )
 
 
 def masked_sample(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -182,11 +235,21 @@ def _load_model(path: str, mtime: float):
 def load_policy(
     path: str | Path, env_name: str | None = None, num_players: int | None = None, deterministic: bool = True
 ) -> CheckpointPolicy:
-    """Load a checkpoint after checking that it fits `env_name` with `num_players` (see module docstring)."""
+    """Load a checkpoint after checking that it fits `env_name` with `num_players` (see module docstring):
+    its metadata, then its network's input and output sizes. A misfit is a CheckpointError naming the path."""
     path = Path(path)
-    if not path.exists():
+    if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
-    meta = read_metadata(path)
-    check_fits(meta, env_name, num_players)
-    model = _load_model(str(path.resolve()), path.stat().st_mtime)
+    try:
+        facts = check_fits(read_metadata(path), env_name, num_players)
+        model = _load_model(str(path.resolve()), path.stat().st_mtime)
+        check_network(_size(model.observation_space), getattr(model.action_space, "n", None), facts)
+    except CheckpointError as error:
+        raise CheckpointError(f"{path}: {error}") from None
     return CheckpointPolicy(model, name=path.stem, deterministic=deterministic)
+
+
+def _size(space) -> int | None:
+    """The length of a flat observation space (None for any other)."""
+    shape = getattr(space, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 1 else None

@@ -9,7 +9,7 @@ heuristic bot and a frozen snapshot of the learner (one of them uniformly).
 Until the first snapshot exists, the "self" weight goes to the heuristic.
 Each seat draws on its own, so the opponents of an n-player game are
 independent draws. A snapshot is whatever the backend keeps: the SB3 backend
-a loaded checkpoint policy (`training.backends.sb3.OpponentPool`), RLlib a
+a loaded checkpoint policy (`snack_envs.training.backends.sb3.OpponentPool`), RLlib a
 module id (`snack_envs.integrations.rllib.OpponentMapping`).
 
 It lives in the package, not in `training/`, because the RLlib integration

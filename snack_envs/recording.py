@@ -1,9 +1,11 @@
-"""Episodes as pictures: record a game frame by frame and save it as an animated GIF (Pillow).
+"""Episodes as pictures: record a game frame by frame and save it as an animated GIF (Pillow) or an
+MP4 video (imageio with imageio-ffmpeg); the `render` extra installs all three.
 
-    from snack_envs.recording import record_episode, save_gif
+    from snack_envs.recording import record_episode, save_gif, save_mp4
 
     frames = record_episode("snack_wars_v0", seed=0, num_players=3)   # random legal play, spectator view
     save_gif(frames, "wars.gif", fps=2)
+    save_mp4(frames, "wars.mp4", fps=2)                               # H.264, plays in any browser
 
     # one seat's view (what that player may see), with your own policies
     frames = record_episode("speed_snacks_v1", seed=1, viewer="player_0",
@@ -19,13 +21,15 @@ play uniformly random legal moves. Frames are HxWx3 uint8 arrays,
 the same as `render()` in "rgb_array" mode, all of one size.
 
 From the command line, `snack-eval ... --replay game.gif` and `snack-play ...
---replay game.gif` write a game as a GIF (`.txt`: as text).
+--replay game.gif` write a game as a GIF (`.mp4`: as a video, `.txt`: as text).
 
-MP4: every env has `render_mode="rgb_array"` and `metadata["render_fps"]`, so
-PettingZoo's `pettingzoo.utils.wrappers.RecordVideo` (AEC) and
-`RecordVideoParallel`, and Gymnasium's `gymnasium.wrappers.RecordVideo` around
-`snack_envs.single_agent.SingleAgentEnv(..., render_mode="rgb_array")`, can
-record them; they need `moviepy`, which snack-envs does not install.
+`save_mp4` needs imageio and imageio-ffmpeg (`pip install "snack-envs[render]"`;
+imageio-ffmpeg's wheel carries its own ffmpeg binary). Every env also has
+`render_mode="rgb_array"` and `metadata["render_fps"]`, so Gymnasium's
+`gymnasium.wrappers.RecordVideo` (around
+`snack_envs.single_agent.SingleAgentEnv(..., render_mode="rgb_array")`) and
+PettingZoo's video wrappers can record them too, but those need `moviepy`,
+which snack-envs does not install.
 """
 
 from __future__ import annotations
@@ -128,4 +132,38 @@ def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
     return path
 
 
-__all__ = ["record_episode", "save_gif"]
+def imageio_v2():
+    """imageio's v2 API with its ffmpeg plugin (imageio-ffmpeg), imported on first use."""
+    try:
+        import imageio.v2 as imageio
+        import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary; imageio alone cannot write MP4)
+    except ImportError as exc:
+        raise ImportError('MP4 replays need imageio and imageio-ffmpeg: pip install "snack-envs[render]"') from exc
+    return imageio
+
+
+def save_mp4(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, hold_last: float = 2.0) -> Path:
+    """Write `frames` (HxWx3 uint8 arrays or PIL images, of one size) as an H.264 MP4 at `fps` frames a
+    second, the last one held `hold_last` seconds longer. Frames of odd width or height are padded by
+    one pixel (copies of their last row or column): H.264's usual pixel format needs even sizes.
+    Returns the path."""
+    arrays = [np.asarray(f.convert("RGB") if hasattr(f, "convert") else f, dtype=np.uint8) for f in frames]
+    if not arrays:
+        raise ValueError("no frames to save")
+    sizes = {a.shape for a in arrays}
+    if len(sizes) > 1:
+        raise ValueError(f"frames of different shapes {sorted(sizes)}: a video needs one size")
+    imageio = imageio_v2()
+    height, width = arrays[0].shape[:2]
+    pad = ((0, height % 2), (0, width % 2), (0, 0))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    held = max(0, int(round(hold_last * fps)))
+    with imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264", pixelformat="yuv420p",
+                            macro_block_size=1, ffmpeg_log_level="error") as writer:
+        for array in arrays + arrays[-1:] * held:
+            writer.append_data(np.pad(array[..., :3], pad, mode="edge"))
+    return path
+
+
+__all__ = ["record_episode", "save_gif", "save_mp4"]

@@ -11,11 +11,16 @@ Gymnasium: one id per game, the game name in CamelCase (`GameSpec.gym_id`), e.g.
     env = gymnasium.make("SnackRabbits-v0", opponents=["heuristic"], num_players=3)
 
 is `snack_envs.single_agent.SingleAgentEnv`: the learner in a random seat,
-the other seats played by `opponents` (default ["random"]; "heuristic" or a
-checkpoint path too), every other keyword passed to the game. Its
-`action_masks()` gives the legal actions (`env.unwrapped.action_masks()`
-through Gymnasium's wrappers); an illegal action ends the episode with reward
--1 and `info["illegal_action"] = True` (`illegal_action="raise"` raises).
+the other seats played by `opponents` (a list of specs or policies, default
+["random"]; "heuristic" or a checkpoint path too; one spec alone, e.g.
+`opponents="heuristic"`, is a pool of one), every other keyword passed to the
+game. Its `action_masks()` gives the legal actions
+(`env.unwrapped.action_masks()` through Gymnasium's wrappers), and so does
+`info["action_mask"]` after every reset and step (what Gymnasium's vector envs
+pass on). An action is an integer (Python, numpy, or a 0-d integer array):
+anything else raises IllegalActionError. An illegal action ends the episode
+with reward -1 and `info["illegal_action"] = True` (`illegal_action="raise"`
+raises).
 A game with a solo mode has its own id too (`SnackTimeSolo-v0`, `snack_envs.snack_time.solo`).
 
 PettingZoo (where the installed version has a registry, 1.27 on): the AEC and

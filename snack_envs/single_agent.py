@@ -15,11 +15,18 @@
   the game.
 - Observations are the learner's flat vector; `action_masks()` (a method of
   this class, so sb3-contrib's MaskablePPO finds it through DummyVecEnv and
-  SubprocVecEnv) gives the legal actions.
+  SubprocVecEnv) gives the legal actions, and so does `info["action_mask"]`
+  after every reset and step (booleans, all False once the episode has
+  ended), for Gymnasium's vector envs, which pass infos but no methods.
+- An action is an integer: a Python or numpy int, or a 0-d integer array.
+  Anything else (a float, a string, a bool) raises IllegalActionError and
+  changes nothing; it is never cast.
 - An illegal action (SB3's and Gymnasium's env checkers sample unmasked
   actions) ends the episode with `illegal_reward` (default -1) and
   `info["illegal_action"] = True`, the convention of PettingZoo's
   TerminateIllegalWrapper; `illegal_action="raise"` raises instead.
+- `reset(seed=...)` takes a non-negative int or None; `reset(options=...)`
+  takes no option (an unknown one is a ConfigError).
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
-from snack_envs.core.game import ConfigError, IllegalActionError
+from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -48,6 +55,10 @@ class SingleAgentEnv(gymnasium.Env):
         **env_kwargs: Any,
     ):
         spec = specs.get(env_name)
+        if isinstance(opponents, str) or hasattr(opponents, "act"):
+            opponents = [opponents]  # one spec ("heuristic") or one policy: a pool of one
+        elif not isinstance(opponents, Sequence):
+            raise ConfigError(f"opponents must be a policy spec, a policy, or a list of them, got {opponents!r}")
         self.env_name = env_name
         self.parallel = spec.simultaneous
         self.raw = spec.raw_env(render_mode=render_mode, **env_kwargs)
@@ -74,6 +85,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     # --- episode -------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed, self.env_name)
+        check_reset_options(options, self.env_name)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -95,7 +108,8 @@ class SingleAgentEnv(gymnasium.Env):
         reward = 0.0 if self.parallel else self._play_opponents()
         if self._done:  # the opponents ended the game before the learner moved (rare)
             raise RuntimeError(f"{self.env_name}: the game ended before the learner's first move (reward {reward})")
-        return self._learner_obs(), {"learner": self.learner, "opponents": {a: p.name for a, p in self.opponents.items()}}
+        info = {"learner": self.learner, "opponents": {a: p.name for a, p in self.opponents.items()}}
+        return self._learner_obs(), dict(info, action_mask=self.action_masks())
 
     def _draw_opponent(self) -> Policy:
         if self.opponent_sampler is not None:
@@ -104,13 +118,14 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action):
         if self._done:
-            raise RuntimeError("step() after the episode ended; call reset()")
-        action = int(action)
+            raise RuntimeError("step() before reset() or after the episode ended; call reset()")
+        action = action_int(action, self.env_name)
         if not (0 <= action < self.action_space.n and self.action_masks()[action]):
             if self.illegal_action == "raise":
                 raise IllegalActionError(f"{self.env_name}: action {action} is not legal for the learner")
             self._done = True
-            return self._learner_obs(), self.illegal_reward, True, False, {"illegal_action": True}
+            info = {"illegal_action": True, "action_mask": self.action_masks()}
+            return self._learner_obs(), self.illegal_reward, True, False, info
         if self.parallel:
             reward = self._step_parallel(action)
         else:
@@ -118,6 +133,7 @@ class SingleAgentEnv(gymnasium.Env):
             reward = self._play_opponents()
         terminated, truncated = self._episode_end()
         info = dict(self._learner_info()) if self._done else {}
+        info["action_mask"] = self.action_masks()
         return self._learner_obs(), reward, terminated, truncated, info
 
     def _play_opponents(self) -> float:

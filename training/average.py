@@ -1,6 +1,6 @@
 """Average the weights of checkpoints fine-tuned from one starting point (a "model soup").
 
-    python -m training.average out.zip runs/a/keep/1400000.zip runs/b/keep/600000.zip \
+    python -m snack_envs.training.average out.zip runs/a/keep/1400000.zip runs/b/keep/600000.zip \
         --timesteps 5800000 --wall-time-s 8606 --note "how the ingredients were trained"
 
 Policies fine-tuned from the same weights stay in one basin of the loss, so

@@ -1,17 +1,34 @@
-"""Training configs as data: configs/base.yaml, merged under one YAML per game, validated on load.
+"""Training configs as data: base.yaml, merged under one YAML per game, validated on load.
+
+The shipped configs are the repository's configs/ folder, installed as the package data of
+`snack_envs.training.configs` and found with importlib.resources (`CONFIG_DIR`) in every layout.
 
     config = load_config("configs/snack_rabbits.yaml", overrides=["timesteps=50000", "algo.learning_rate=1e-4"])
     config = load_config("snack_rabbits")  # a shipped config by name, from any folder and any install
 
-A game config may name its parent with `extends:` (default: base.yaml beside it).
-Every key must be one the schema below knows, with a value of the right type
-and range; anything else is a ConfigError that names the key.
+    config = load_config("~/my_configs/wars.yaml")  # a file of one's own: its parent beside it, else the shipped one
+
+A config may name its parent with `extends:` (default: base). A parent, like the
+config itself, is looked for beside the file that names it, then among the
+shipped configs, so a config of one's own anywhere on disk extends the shipped
+base. Every key must be one the schema below knows, with a value of the right
+type and range; anything else is a ConfigError that names the key (and the
+file). Integer settings take integral floats and scientific notation
+(`timesteps: 1e5`); `1.5e0` is refused. Policy names (`eval.opponents`),
+checkpoint paths (`init_from`, checkpoints among `eval.opponents`) and game
+options are checked here, on load, so that a bad one never fails a run late.
+A run's config.json is checked the same way when the run is resumed
+(`check_config`, `load_run_config`).
 """
 
 from __future__ import annotations
 
 import copy
-import sys
+import difflib
+import json
+import math
+import re
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +38,36 @@ from snack_envs import specs
 from snack_envs.core.game import ConfigError
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading `1e5` and `1.0e-4` as numbers (YAML 1.2) instead of strings (YAML 1.1)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+def yaml_load(text: str, source: str) -> Any:
+    """Parse YAML text; malformed YAML is a ConfigError naming `source` and the line."""
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{source}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else source
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(f"{where}: malformed YAML: {' '.join(str(problem).split())}") from None
+
+
 def _config_dir() -> Path:
-    """configs/ of the source tree, or the copy a non-editable install puts under share/."""
-    source = Path(__file__).resolve().parent.parent / "configs"
-    installed = Path(sys.prefix) / "share" / "snack-envs" / "configs"
-    return source if source.is_dir() or not installed.is_dir() else installed
+    """The shipped configs: package data of `snack_envs.training.configs` (the repository's configs/,
+    which pyproject.toml maps to that package), found with importlib.resources wherever the package
+    is: an editable install, a wheel in a venv, --user, --prefix."""
+    root = resources.files("snack_envs.training.configs")
+    if not isinstance(root, Path):  # a zipped import, which no pip install makes
+        raise ImportError(f"snack_envs.training.configs is not a folder on disk ({root!r}): install snack-envs with pip")
+    return root
 
 
 CONFIG_DIR = _config_dir()
@@ -33,9 +75,19 @@ DEFAULT_CONFIG = CONFIG_DIR / "quickstart.yaml"
 
 
 def _num(low=None, high=None, integer=False):
+    """A number in [low, high]; with `integer`, a whole one, given as an int or an integral float (1e5)."""
+
     def check(key, value):
-        if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-            raise ConfigError(f"{key}={value!r} must be {'an integer' if integer else 'a number'}")
+        kind = "an integer" if integer else "a number"
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            quoted = " (a string: write the number without quotes)" if isinstance(value, str) else ""
+            raise ConfigError(f"{key}={value!r} must be {kind}{quoted}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{key}={value!r} must be a finite number")
+        if integer and isinstance(value, float):
+            if not value.is_integer():
+                raise ConfigError(f"{key}={value!r} must be an integer (a whole number, such as 100000 or 1e5)")
+            value = int(value)
         if low is not None and value < low or high is not None and value > high:
             raise ConfigError(f"{key}={value!r} is out of range [{low}, {high}]")
         return value
@@ -62,9 +114,11 @@ def _type(kind, optional=False):
 
 
 def _int_list(key, value):
-    if not isinstance(value, list) or not value or not all(isinstance(v, int) and v > 0 for v in value):
+    whole = isinstance(value, list) and all(
+        not isinstance(v, bool) and (isinstance(v, int) or isinstance(v, float) and v.is_integer()) and v > 0 for v in value)
+    if not value or not whole:
         raise ConfigError(f"{key}={value!r} must be a non-empty list of positive integers")
-    return value
+    return [int(v) for v in value]
 
 
 def _str_list(key, value):
@@ -123,17 +177,21 @@ SCHEMA: dict[str, Any] = {
 
 
 def validate(config: dict[str, Any], schema: dict[str, Any] = SCHEMA, prefix: str = "") -> dict[str, Any]:
+    """Check every key and value of `config` (or part of one) against the schema; integral floats of
+    integer keys become ints, in place. Returns `config`."""
     if not isinstance(config, dict):
         raise ConfigError(f"{prefix.rstrip('.') or 'config'} must be a mapping, got {config!r}")
     for key, value in config.items():
         full = prefix + str(key)
         if key not in schema:
-            raise ConfigError(f"unknown config key {full!r}; known keys here: {sorted(schema)}")
+            close = difflib.get_close_matches(str(key), [str(k) for k in schema], n=1)
+            hint = f" (did you mean {prefix + close[0]!r}?)" if close else ""
+            raise ConfigError(f"unknown config key {full!r}{hint}; known keys here: {sorted(schema)}")
         rule = schema[key]
         if isinstance(rule, dict):
             validate(value, rule, full + ".")
         else:
-            rule(full, value)
+            config[key] = rule(full, value)
     return config
 
 
@@ -148,10 +206,38 @@ def merge(base: dict, override: dict) -> dict:
 
 
 def read_yaml(path: Path) -> dict:
-    if not path.exists():
-        raise ConfigError(f"config file {path} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
-    return validate(data)
+    """One config file, parsed and validated (not merged); errors name the file."""
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist" if not path.exists() else f"config file {path} is not a file")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"config file {path} cannot be read: {error}") from None
+    data = yaml_load(text, str(path))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config must be a mapping of keys to values, not {type(data).__name__}")
+    try:
+        return validate(data)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def find_config(name: str | Path, beside: Path | None = None) -> Path:
+    """The config file `name` names: as a path (relative to the folder `beside`, the folder of the file
+    that names it, else to the working directory), else a shipped config of that name ("base",
+    "snack_wars.yaml"). A ConfigError listing where it looked when there is none."""
+    name = Path(name).expanduser()
+    given = name if beside is None or name.is_absolute() else beside / name
+    candidates = [given] if given.suffix else [given.with_name(given.name + ".yaml"), given]
+    candidates.append(CONFIG_DIR / (name.name if name.suffix else name.name + ".yaml"))
+    for path in candidates:
+        if path.is_file():
+            return path
+    shipped = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+    raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(candidates))}); "
+                      f"shipped configs: {shipped}")
 
 
 def parse_override(text: str) -> dict:
@@ -159,9 +245,9 @@ def parse_override(text: str) -> dict:
     if "=" not in text:
         raise ConfigError(f"override {text!r} must look like key.sub=value")
     key, raw = text.split("=", 1)
-    value = yaml.safe_load(raw)
-    if isinstance(value, str) and raw.strip().lower().replace("e", "").replace("-", "").replace(".", "").isdigit():
-        value = float(raw)  # YAML 1.1 reads "1e-4" as a string
+    if not key.strip() or any(not part for part in key.strip().split(".")):
+        raise ConfigError(f"override {text!r} must look like key.sub=value")
+    value = yaml_load(raw, f"override {text!r}")
     out: dict = {}
     node = out
     parts = key.strip().split(".")
@@ -172,24 +258,58 @@ def parse_override(text: str) -> dict:
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> dict[str, Any]:
-    """Load a game config over its parent(s), apply overrides, validate, and check completeness."""
-    path = Path(path) if path else DEFAULT_CONFIG
-    shipped = CONFIG_DIR / path.with_suffix(".yaml").name
-    if not path.exists() and shipped.exists():
-        path = shipped  # a shipped config by name: "snack_wars"
-    chain = []
+    """Load a config over its parent(s), apply overrides, and check it all (`check_config`)."""
+    path = find_config(path) if path else DEFAULT_CONFIG
+    chain, seen = [], set()
     while path is not None:
+        if path.resolve() in seen or len(chain) > 10:
+            raise ConfigError(f"config 'extends' chain loops back to {path}")
+        seen.add(path.resolve())
         data = read_yaml(path)
         chain.append(data)
-        parent = data.get("extends", None if path.name == "base.yaml" else "base.yaml")
-        path = (path.parent / parent) if parent else None
-        if len(chain) > 10:
-            raise ConfigError("config 'extends' chain is too long (a cycle?)")
+        parent = data.get("extends", None if path.name == "base.yaml" else "base")
+        try:
+            path = find_config(parent, beside=path.parent) if parent else None
+        except ConfigError as error:
+            raise ConfigError(f"{path}: extends: {error}") from None
     config: dict = {}
     for data in reversed(chain):
         config = merge(config, data)
     for text in overrides or []:
-        config = merge(config, validate(parse_override(text)))
+        try:
+            config = merge(config, validate(parse_override(text)))
+        except ConfigError as error:
+            raise ConfigError(f"--set {text}: {error}") from None
+    return check_config(config)
+
+
+def load_run_config(run_dir: str | Path) -> dict[str, Any]:
+    """The config.json of the training run in `run_dir`, checked as a fresh load is (for --resume)."""
+    path = Path(run_dir) / "config.json"
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} holds no training run ({path} does not exist)")
+    try:
+        config = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    return check_config(config, source=path, resume=True)
+
+
+def check_config(config: dict[str, Any], source: str | Path | None = None, resume: bool = False) -> dict[str, Any]:
+    """Check a whole config, as loaded or as a run's config.json: every key, type and range, that none
+    is missing, the rules across keys, the game and its options, every policy name and checkpoint path.
+    Returns a checked copy (integral floats of integer keys made ints); errors name `source` if given.
+    With `resume`, `init_from` (used only when the run started) need no longer exist."""
+    try:
+        return _check(copy.deepcopy(config), resume)
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}" if source else str(error)) from None
+
+
+def _check(config: dict[str, Any], resume: bool) -> dict[str, Any]:
+    if not isinstance(config, dict):
+        raise ConfigError(f"a config must be a mapping of keys to values, not {type(config).__name__}")
+    validate(config)
     config.pop("extends", None)
     missing = [f"{section}.{key}" if section else key for section, key in _required(config)]
     if missing:
@@ -204,6 +324,9 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         raise ConfigError(f"vec_env=batched: {config['env']['name']} has no batched engine yet (use dummy or subproc)")
     if config["algo"].get("policy") == "grid" and grid_spec(config["env"]["name"]) is None:
         raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
+    _check_policies(config)
+    if config.get("init_from") and not resume:
+        _check_init_from(config)
     return config
 
 
@@ -228,4 +351,63 @@ def _check_env(env_cfg: dict) -> None:
     """Build the env once so that a bad game option or player count fails at load time."""
     if env_cfg["name"] not in specs.ENV_NAMES:
         raise ConfigError(f"env.name={env_cfg['name']!r} is not one of {list(specs.ENV_NAMES)}")
-    specs.get(env_cfg["name"]).raw_env(num_players=env_cfg["num_players"], reward=env_cfg["reward"], **env_cfg.get("options", {}))
+    try:
+        specs.get(env_cfg["name"]).raw_env(num_players=env_cfg["num_players"], reward=env_cfg["reward"], **env_cfg.get("options", {}))
+    except ConfigError as error:
+        raise ConfigError(f"env: {error}") from None
+    except (TypeError, ValueError) as error:  # an option the game does not take, or a value it refuses
+        raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
+
+
+POLICY_NAMES = ("random", "heuristic")
+
+
+def _check_policies(config: dict) -> None:
+    """Build each policy `eval.opponents` names, and the heuristic if the opponents draw it, so that a
+    misspelt name or a checkpoint that does not fit fails now, not at the first evaluation."""
+    from snack_envs.agents import make_policy
+    from snack_envs.checkpoints import CheckpointError
+
+    env_cfg = config["env"]
+    specs_seen = set()
+    for i, spec in enumerate(config["eval"]["opponents"]):
+        key = f"eval.opponents[{i}]"
+        if spec in specs_seen:
+            raise ConfigError(f"{key}={spec!r} is listed twice in eval.opponents")
+        specs_seen.add(spec)
+        path = Path(spec).expanduser()
+        if spec not in POLICY_NAMES and not (spec.endswith(".zip") or path.exists() or "/" in spec):
+            close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use 'random', 'heuristic' or the path of a checkpoint")
+        if spec not in POLICY_NAMES and not path.exists():
+            raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
+        try:
+            make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=0, **env_cfg.get("options", {}))
+        except (ConfigError, CheckpointError, ValueError, TypeError, KeyError, OSError) as error:
+            raise ConfigError(f"{key}={spec!r}: {error}") from None
+    if config["opponents"]["heuristic"] > 0 and "heuristic" not in specs_seen:
+        try:
+            make_policy("heuristic", env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
+        except (ConfigError, ValueError, TypeError) as error:
+            raise ConfigError(f"opponents.heuristic: {error}") from None
+
+
+def _check_init_from(config: dict) -> None:
+    """`init_from`: a checkpoint with metadata, for this game and player count, of this network."""
+    from snack_envs.checkpoints import CheckpointError, check_fits, read_metadata
+
+    path = Path(config["init_from"]).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"init_from={config['init_from']!r}: no checkpoint at {path}")
+    try:
+        meta = read_metadata(path)
+        check_fits(meta, config["env"]["name"], config["env"]["num_players"])
+    except (CheckpointError, KeyError, ValueError) as error:
+        raise ConfigError(f"init_from={config['init_from']!r}: {error}") from None
+    algo, theirs = config["algo"], (meta.get("config") or {}).get("algo")
+    if theirs:  # the network it was trained with, where its metadata says
+        ours_kind, their_kind = algo.get("policy", "mlp"), theirs.get("policy", "mlp")
+        if ours_kind != their_kind or ours_kind == "mlp" and list(algo["net_arch"]) != list(theirs.get("net_arch", [])):
+            raise ConfigError(f"init_from={config['init_from']!r}: its network (policy {their_kind}, net_arch "
+                              f"{theirs.get('net_arch')}) is not algo.policy={ours_kind}, algo.net_arch={algo['net_arch']}")

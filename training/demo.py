@@ -5,11 +5,10 @@
 
 from __future__ import annotations
 
-import argparse
-
 from snack_envs import specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.rollout import play as play_episode
+from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
 
 
 def play(name: str, games: int, seed: int, progress) -> dict:
@@ -32,10 +31,11 @@ def play(name: str, games: int, seed: int, progress) -> dict:
     return {"wins": wins, "steps": steps, "truncated": truncated}
 
 
+@command("snack-demo")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Random agents play every snack env; prints the results.")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = ArgumentParser(prog="snack-demo", description="Random agents play every snack env; prints the results.")
+    parser.add_argument("--games", type=positive_int, default=200, help="games per env")
+    parser.add_argument("--seed", type=nonnegative_int, default=0)
     args = parser.parse_args(argv)
     try:
         from tqdm import tqdm

@@ -5,17 +5,21 @@
 
 A match puts one "hero" agent in one seat and copies of the other agent in the
 remaining seats, rotating the hero's seat every game (seat 0 starts; seats are
-not shuffled), so every agent plays every seat equally often. A game counts 1
-for a sole win, 1/2 for a shared win and 0 for a loss; win rates carry a 95%
-Wilson interval, mean scores a 95% normal interval. Elo ratings are fitted to
-all head-to-head results (Bradley-Terry, random anchored at 1000 when present).
+not shuffled), so every agent plays every seat equally often. A finished game
+counts 1 for a sole win, 1/k for a win shared by k seats and 0 for a loss, so
+with n players the even result is 1/n; win rates carry a 95% Wilson interval,
+mean scores a 95% normal interval. A game cut off at the env's `max_steps`
+(unfinished) has no result: it is counted in its own column and left out of
+the win rates, the mean scores and the ratings. Ratings (Elo scale, random
+anchored at 1000 when present) come from `ratings.fit_ratings`: a converged
+Plackett-Luce fit to every game's full finishing order under a weak prior,
+with a 95% profile-likelihood interval each (Bradley-Terry with 2 players).
 Outputs: a table on the terminal, results.json, results.csv and a PNG heatmap
 of the head-to-head win rates.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import itertools
 import json
@@ -27,7 +31,9 @@ import numpy as np
 from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.core.rollout import Watcher, play
-from training.replay import Replay
+from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegative_int, positive_int
+from snack_envs.training.ratings import add_places, display_names, fit_ratings, place_block
+from snack_envs.training.replay import Replay
 
 Z95 = 1.959963984540054
 
@@ -63,7 +69,7 @@ def play_game(env_name: str, policies: list[Policy], seed: int, watch: Watcher |
 
 def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **env_kwargs) -> Path:
     """Play `lineup` (one policy per seat) and write every position the spectator sees to `path`
-    (training.replay: a GIF for a .gif path, else text)."""
+    (snack_envs.training.replay: a GIF for a .gif path, else text)."""
     replay = Replay(path, [f"seat {s} ({p.name})" for s, p in enumerate(lineup)])
     result = play_game(env_name, lineup, seed, watch=lambda env, actions: replay.snap(env), **env_kwargs)
     header = f"{env_name}, seed {seed}: " + ", ".join(f"seat {s} {p.name}" for s, p in enumerate(lineup))
@@ -73,63 +79,73 @@ def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **en
 def head_to_head(
     env_name: str, hero: Policy, villain: Policy, games: int, num_players: int = 2, seed: int = 0, **env_kwargs
 ) -> dict:
-    """`hero` in one seat (rotated each game) against copies of `villain` in the others."""
+    """`hero` in one seat (rotated each game) against copies of `villain` in the others.
+
+    `games` counts every game played; `wins` (sole), `ties` (a shared win) and `losses` the finished ones,
+    `unfinished` the games cut off at `max_steps`, which are left out of the win rate, the mean scores and
+    `places`. `win_rate` is the hero's share of the wins over the finished games (even: `even` = 1/n; 1/n
+    with the interval [0, 1] when no game finished). `places[k]` counts the finished games the hero ended
+    (k+1)-th, a place shared with others split among them (`ratings.add_places`): the ratings' input."""
     points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
     wins = ties = losses = 0
+    places = [0.0] * num_players
     for g in range(games):
         hero_seat = g % num_players
         lineup = [hero if s == hero_seat else villain for s in range(num_players)]
         result = play_game(env_name, lineup, seed=seed + g, num_players=num_players, **env_kwargs)
-        unfinished += not result["finished"]
+        if not result["finished"]:
+            unfinished += 1
+            continue
         winners = result["winners"]
         if hero_seat in winners and len(winners) == 1:
             wins += 1
             points += 1
         elif hero_seat in winners:
             ties += 1
-            points += 1 / len(winners) if len(winners) < num_players else 0.5
+            points += 1 / len(winners)
         else:
             losses += 1
+        add_places(places, *place_block(hero_seat, result["scores"], winners))
         hero_scores.append(result["scores"][hero_seat])
         villain_scores += [s for i, s in enumerate(result["scores"]) if i != hero_seat]
-    low, high = wilson_interval(points, games)
+    finished = games - unfinished
+    low, high = wilson_interval(points, finished)
     return {
         "hero": hero.name,
         "villain": villain.name,
+        "num_players": num_players,
+        "even": 1 / num_players,
         "games": games,
+        "finished": finished,
         "wins": wins,
         "ties": ties,
         "losses": losses,
         "unfinished": unfinished,
-        "win_rate": points / games,
+        "win_rate": points / finished if finished else 1 / num_players,
         "win_rate_ci95": [low, high],
+        "places": places,
         "hero_mean_score_ci95": list(mean_interval(hero_scores)),
         "villain_mean_score_ci95": list(mean_interval(villain_scores)),
     }
 
 
 def fit_elo(names: list[str], matches: list[dict], anchor: str | None = "random") -> dict[str, float]:
-    """Bradley-Terry ratings on the Elo scale from (hero, villain, win_rate, games) results."""
-    index = {n: i for i, n in enumerate(names)}
-    r = np.zeros(len(names))
-    for _ in range(2000):
-        grad = np.zeros(len(names))
-        for m in matches:
-            i, j = index[m["hero"]], index[m["villain"]]
-            expected = 1 / (1 + 10 ** ((r[j] - r[i]) / 400))
-            diff = (m["win_rate"] - expected) * m["games"]
-            grad[i] += diff
-            grad[j] -= diff
-        r += 4.0 * grad / max(1, max(m["games"] for m in matches)) if matches else 0
-        r -= r.mean()
-    offset = 1000 - r[index[anchor]] if anchor in index else 1500
-    return {n: float(r[index[n]] + offset) for n in names}
+    """Elo ratings (no intervals) from two-player (hero, villain, win_rate, games) results: `ratings.fit_ratings`
+    with each result as `places` [wins, losses] (ties split). See `tournament` for ratings from full results."""
+    places = [dict(m, places=[m["win_rate"] * m["games"], (1 - m["win_rate"]) * m["games"]]) for m in matches]
+    return {n: r["elo"] for n, r in fit_ratings(names, places, anchor, intervals=False).items()}
 
 
 def tournament(
     env_name: str, agents: dict[str, Policy], games: int, num_players: int = 2, seed: int = 0, progress=None, **env_kwargs
 ) -> dict:
-    """Every pair of agents plays `games` games (for more than 2 players, in both hero/villain roles)."""
+    """Every pair of agents plays `games` games (for more than 2 players, in both hero/villain roles).
+
+    `matches` holds every head-to-head result by (hero, villain), with two players also each one's mirror
+    (`mirror`: True; the same games seen from the other side). `agents` holds, by agent spec: `name` (short
+    and unique, `ratings.display_names`), `elo` and `elo_ci95` (`ratings.fit_ratings`, from the games
+    played, each once), and over its games as hero: `games`, `unfinished`, `win_rate` (finished games; even
+    `even` = 1/n) with its interval, and `mean_score` (finished games; None if none finished)."""
     names = list(agents)
     pairs = itertools.combinations(names, 2) if num_players == 2 else itertools.permutations(names, 2)
     matches = []
@@ -141,39 +157,71 @@ def tournament(
             lo, hi = match["win_rate_ci95"]
             matches.append(
                 dict(match, hero=b, villain=a, wins=match["losses"], losses=match["wins"], win_rate=1 - match["win_rate"],
-                     win_rate_ci95=[1 - hi, 1 - lo], hero_mean_score_ci95=match["villain_mean_score_ci95"],
-                     villain_mean_score_ci95=match["hero_mean_score_ci95"])
+                     win_rate_ci95=[1 - hi, 1 - lo], places=match["places"][::-1], mirror=True,
+                     hero_mean_score_ci95=match["villain_mean_score_ci95"], villain_mean_score_ci95=match["hero_mean_score_ci95"])
             )
         if progress:
             progress()
-    elo = fit_elo(names, matches)
+    ratings = fit_ratings(names, [m for m in matches if not m.get("mirror")])
+    labels = display_names(names)
     summary = {}
     for n in names:
         mine = [m for m in matches if m["hero"] == n]
-        played = sum(m["games"] for m in mine)
-        points = sum(m["win_rate"] * m["games"] for m in mine)
+        finished = sum(m["finished"] for m in mine)
+        points = sum(m["win_rate"] * m["finished"] for m in mine)
+        scored = sum(m["hero_mean_score_ci95"][0] * m["finished"] for m in mine)
         summary[n] = {
-            "elo": elo[n],
-            "games": played,
-            "win_rate": points / played if played else 0.0,
-            "win_rate_ci95": list(wilson_interval(points, played)),
-            "mean_score": float(np.mean([m["hero_mean_score_ci95"][0] for m in mine])) if mine else 0.0,
+            "name": labels[n],
+            "elo": ratings[n]["elo"],
+            "elo_ci95": ratings[n]["elo_ci95"],
+            "games": sum(m["games"] for m in mine),
+            "unfinished": sum(m["unfinished"] for m in mine),
+            "win_rate": points / finished if finished else 1 / num_players,
+            "win_rate_ci95": list(wilson_interval(points, finished)),
+            "mean_score": scored / finished if finished else None,
         }
-    return {"env": env_name, "num_players": num_players, "games_per_pair": games, "seed": seed, "agents": summary, "matches": matches}
+    return {"env": env_name, "num_players": num_players, "even": 1 / num_players, "games_per_pair": games, "seed": seed,
+            "rating_anchor": "random" if "random" in agents else None, "agents": summary, "matches": matches}
+
+
+def even_text(num_players: int) -> str:
+    return "1/2" if num_players == 2 else f"1/{num_players}"
 
 
 def format_table(results: dict) -> str:
-    lines = [f"{results['env']}, {results['num_players']} players, {results['games_per_pair']} games per pairing"]
-    lines.append(f"{'agent':40s} {'elo':>7s} {'win rate':>9s} {'95% CI':>15s} {'mean score':>11s}")
-    for name, s in sorted(results["agents"].items(), key=lambda kv: -kv[1]["elo"]):
+    """The terminal table: agents by rating, then the head-to-head matrix, each agent by its short unique name."""
+    n, agents = results["num_players"], results["agents"]
+    label = {spec: a.get("name", spec) for spec, a in agents.items()}
+    width = max(len("agent"), *(len(x) for x in label.values()))
+    even = even_text(n)
+    anchored = results.get("rating_anchor") in agents
+    lines = [
+        f"{results['env']}, {n} players, {results['games_per_pair']} games per pairing (an agent against "
+        + ("the other" if n == 2 else f"{n - 1} copies of the other") + ", seats rotated)",
+        f"win rate: share of the wins over finished games, a win shared by k counting 1/k; even result {even}",
+        "elo: Plackett-Luce fit to every finishing order (Bradley-Terry for 2 players), weak prior, 95% profile interval; "
+        + ("random = 1000" if anchored else "mean 1500"),
+        "unfinished: games cut off at max_steps, left out of win rates, mean scores and ratings",
+        "",
+        f"{'agent':{width}s} {'elo':>6s} {'elo 95% CI':>14s} {'games':>6s} {'unfinished':>10s} {'win rate':>8s}"
+        f" {'win rate 95% CI':>16s} {'mean score':>10s}",
+    ]
+    for spec, s in sorted(agents.items(), key=lambda kv: -kv[1]["elo"]):
         lo, hi = s["win_rate_ci95"]
-        lines.append(f"{name:40s} {s['elo']:7.0f} {s['win_rate']:9.3f} [{lo:.3f}, {hi:.3f}] {s['mean_score']:11.2f}")
-    lines.append("head to head (row's win rate against column, ties count 1/2):")
-    names = list(results["agents"])
-    lines.append(" " * 24 + "".join(f"{n[-14:]:>15s}" for n in names))
+        e_lo, e_hi = s.get("elo_ci95", (s["elo"], s["elo"]))
+        elo_ci = "anchor" if anchored and spec == results["rating_anchor"] else f"[{e_lo:.0f}, {e_hi:.0f}]"
+        score = "-" if s["mean_score"] is None else f"{s['mean_score']:.2f}"
+        lines.append(f"{label[spec]:{width}s} {s['elo']:6.0f} {elo_ci:>14s} {s['games']:6d} {s.get('unfinished', 0):10d}"
+                     f" {s['win_rate']:8.3f} {f'[{lo:.3f}, {hi:.3f}]':>16s} {score:>10s}")
+    lines.append("")
+    lines.append("head to head: row's win rate against " + ("column" if n == 2 else f"{n - 1} copies of column")
+                 + f", finished games (even {even})")
+    names = list(agents)
+    col = max(7, *(len(label[b]) for b in names)) + 2
+    lines.append(" " * width + "".join(f"{label[b]:>{col}s}" for b in names))
     rate = {(m["hero"], m["villain"]): m["win_rate"] for m in results["matches"]}
     for a in names:
-        lines.append(f"{a[-24:]:24s}" + "".join(f"{rate[(a, b)]:15.3f}" if (a, b) in rate else f"{'-':>15s}" for b in names))
+        lines.append(f"{label[a]:{width}s}" + "".join(f"{rate[(a, b)]:{col}.3f}" if (a, b) in rate else f"{'-':>{col}s}" for b in names))
     return "\n".join(lines)
 
 
@@ -183,9 +231,10 @@ def write_outputs(results: dict, out_dir: Path) -> list[Path]:
     paths[0].write_text(json.dumps(results, indent=2))
     with paths[1].open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["hero", "villain", "games", "wins", "ties", "losses", "win_rate", "ci95_low", "ci95_high", "hero_mean_score"])
+        writer.writerow(["hero", "villain", "games", "wins", "ties", "losses", "unfinished", "win_rate", "ci95_low",
+                         "ci95_high", "hero_mean_score"])
         for m in results["matches"]:
-            writer.writerow([m["hero"], m["villain"], m["games"], m["wins"], m["ties"], m["losses"],
+            writer.writerow([m["hero"], m["villain"], m["games"], m["wins"], m["ties"], m["losses"], m["unfinished"],
                              f"{m['win_rate']:.4f}", f"{m['win_rate_ci95'][0]:.4f}", f"{m['win_rate_ci95'][1]:.4f}",
                              f"{m['hero_mean_score_ci95'][0]:.3f}"])
     heatmap(results, paths[2])
@@ -198,13 +247,16 @@ def heatmap(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from matplotlib.colors import TwoSlopeNorm
+
     names = list(results["agents"])
     matrix = np.full((len(names), len(names)), np.nan)
     for m in results["matches"]:
         matrix[names.index(m["hero"]), names.index(m["villain"])] = m["win_rate"]
     fig, ax = plt.subplots(figsize=(2 + 1.3 * len(names), 1.5 + 1.1 * len(names)))
-    im = ax.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
-    short = [Path(n).stem[-18:] for n in names]
+    even = 1 / results["num_players"]
+    im = ax.imshow(matrix, norm=TwoSlopeNorm(vcenter=even, vmin=0, vmax=1), cmap="RdYlGn")
+    short = [results["agents"][n].get("name", n) for n in names]
     ax.set_xticks(range(len(names)), short, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), short)
     for i, j in itertools.product(range(len(names)), repeat=2):
@@ -212,23 +264,26 @@ def heatmap(results: dict, path: Path) -> None:
             ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center")
     ax.set_xlabel("opponent")
     ax.set_ylabel("agent")
-    ax.set_title(f"{results['env']}: win rate of row vs column")
+    ax.set_title(f"{results['env']}: win rate of row vs column (even {even_text(results['num_players'])})")
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
+@command("snack-eval")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Round-robin tournament of snack-env agents.")
-    parser.add_argument("--env", required=True, help="env name, e.g. snack_rabbits_v0")
+    parser = ArgumentParser(prog="snack-eval", description="Round-robin tournament of snack-env agents.")
+    parser.add_argument("--env", type=env_name, required=True, help=f"env name: one of {', '.join(specs.ENV_NAMES)}")
     parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, or checkpoint paths")
-    parser.add_argument("--games", type=int, default=200, help="games per pairing")
-    parser.add_argument("--num-players", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=positive_int, default=200, help="games per pairing")
+    parser.add_argument("--num-players", type=positive_int, default=2)
+    parser.add_argument("--seed", type=nonnegative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for results.json/.csv and the heatmap")
     parser.add_argument("--replay", type=Path, default=None, help="write one game of the first two agents as a replay: .gif pictures, else text")
     args = parser.parse_args(argv)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is a file; give a folder for the results")
     agents = {spec: make_policy(spec, args.env, args.num_players, seed=args.seed) for spec in args.agents}
     if len(agents) < 2:
         parser.error("give at least two distinct agents")

@@ -5,12 +5,12 @@
 The table is drawn from your seat (what you may see, nothing more); you choose
 from the legal actions, each shown with its number and description. Type the
 number, or `q` to quit. `--replay PATH` writes the game, as the spectator sees it,
-to PATH when it ends: a GIF for a .gif path (needs Pillow), else a text log.
+to PATH when it ends: a GIF for a .gif path (needs Pillow), an MP4 for a .mp4 path (needs the
+`render` extra), else a text log.
 """
 
 from __future__ import annotations
 
-import argparse
 from typing import Callable
 
 import numpy as np
@@ -18,7 +18,8 @@ import numpy as np
 from snack_envs import specs
 from snack_envs.agents import make_policy
 from snack_envs.core.rollout import play as play_episode
-from training.replay import Replay
+from snack_envs.training.cli import ArgumentParser, UsageError, command, env_name, nonnegative_int, positive_int
+from snack_envs.training.replay import Replay
 
 
 class Quit(Exception):
@@ -63,6 +64,9 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
     `replay`: a path to write the game to (see the module docstring), also when the person quits."""
     spec = specs.get(env_name)
     raw = spec.raw_env(num_players=num_players, shuffle_seats=False, render_mode="ansi")
+    if not 0 <= seat < len(raw.possible_agents):
+        raise UsageError(f"there is no seat {seat}: {env_name} with {len(raw.possible_agents)} players has seats 0 to "
+                         f"{len(raw.possible_agents) - 1}")
     me = raw.possible_agents[seat]
     others = [a for a in raw.possible_agents if a != me]
     policies = {a: make_policy(opponents[i % len(opponents)], env_name, num_players, seed=i) for i, a in enumerate(others)}
@@ -97,14 +101,15 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
     return {"scores": result["scores"], "winners": winners}
 
 
+@command("snack-play")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Play a snack env in the terminal against agents.")
-    parser.add_argument("env", choices=specs.ENV_NAMES)
+    parser = ArgumentParser(prog="snack-play", description="Play a snack env in the terminal against agents.")
+    parser.add_argument("env", type=env_name, help=f"one of {', '.join(specs.ENV_NAMES)}")
     parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="random, heuristic or checkpoint paths")
-    parser.add_argument("--num-players", type=int, default=2)
+    parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--replay", default=None, help="write the game to this file: .gif pictures, else text")
+    parser.add_argument("--seed", type=nonnegative_int, default=None)
+    parser.add_argument("--replay", default=None, help="write the game to this file: .gif or .mp4 pictures, else text")
     args = parser.parse_args(argv)
     try:
         play(args.env, args.opponents, args.num_players, args.seat, args.seed, replay=args.replay)

@@ -1,13 +1,17 @@
 """Replay files: the positions of one game as the spectator sees them, written as an animated GIF of
-the table (a .gif path, needs Pillow) or a text log of every position (any other suffix, e.g. .txt).
+the table (a .gif path, needs Pillow), an MP4 video of it (a .mp4 path, needs imageio and
+imageio-ffmpeg: the `render` extra) or a text log of every position (any other suffix, e.g. .txt).
 
-`snack-eval --replay` (training.evaluate.record_game) and `snack-play --replay` write them.
+`snack-eval --replay` (snack_envs.training.evaluate.record_game) and `snack-play --replay` write them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Sequence
+
+
+PICTURES = (".gif", ".mp4")
 
 
 class Replay:
@@ -17,12 +21,12 @@ class Replay:
     def __init__(self, path: str | Path, names: Sequence[str] | None = None):
         self.path = Path(path)
         self.names = names
-        self.gif = self.path.suffix.lower() == ".gif"
+        self.pictures = self.path.suffix.lower() in PICTURES  # pictures of the table (GIF or MP4), else text
         self.frames: list = []
 
     def snap(self, env) -> None:
         names = self.names or env.seat_agents
-        if self.gif:
+        if self.pictures:
             from snack_envs.core.picture import draw_game
 
             self.frames.append(draw_game(env.game, None, names))
@@ -34,12 +38,13 @@ class Replay:
 
 
 def save_frames(frames: list, path: Path, header: str = "", footer: str = "") -> Path:
-    """Write a game's frames: pictures as a GIF (`path` ending in .gif), text positions as a text log."""
+    """Write a game's frames: pictures as a GIF or MP4 (`path` ending in .gif, .mp4), text positions as a
+    text log."""
     path = Path(path)
-    if path.suffix.lower() == ".gif":
-        from snack_envs.recording import save_gif
+    if path.suffix.lower() in PICTURES:
+        from snack_envs import recording
 
-        return save_gif(frames, path)
+        return (recording.save_mp4 if path.suffix.lower() == ".mp4" else recording.save_gif)(frames, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     body = "\n\n".join(f"--- position {i} ---\n{f}" for i, f in enumerate(frames))
     path.write_text(f"{header}\n\n{body}\n\n{footer}\n")

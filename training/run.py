@@ -2,23 +2,127 @@
 
     <run>/config.json      the config the run was started with (edit it, then --resume, to continue otherwise)
     <run>/state.json       timesteps, last evaluation and snapshot, snapshot list, wall time (to resume)
-    <run>/eval.csv         timesteps, opponent, win rate, its 95% interval, mean score: one row per evaluation
+    <run>/eval.csv         a header row, then one row per evaluation and opponent: timesteps, opponent, win rate,
+                           its 95% interval, mean score (both over finished games), unfinished games
     <run>/tb/              TensorBoard scalars ("eval/win_rate_vs_<opponent>", "rollout/ep_rew_mean")
     <run>/learning_curve.png
 
-The checkpoints themselves are the backend's (training/backends/).
+The checkpoints themselves are the backend's (training/backends/). What both
+backends share about a run's life is here too: a run is checkpointed only where
+its weights and its timestep count agree (after an update), so a resumed run
+goes on exactly as an uninterrupted one would; SIGINT / SIGTERM (`StopSignals`)
+end a run at the next such point, with its checkpoint and state.json saved, one
+line on how to resume, and exit status 128 + the signal (`TrainingInterrupted`:
+130 for Ctrl-C, 143 for SIGTERM); a resumed run that has its final checkpoint
+is finished (`finished_run`) unless its config asks for more timesteps.
+`timesteps` (and `eval.every`, `opponents.snapshot_every`) count the learner's
+steps, its own decisions, not its opponents', in either backend.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import signal
+import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
-from training.evaluate import head_to_head
+from snack_envs.core.game import ConfigError
+from snack_envs.training.evaluate import head_to_head
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """Raised by `StopSignals` where stopping at once is safe (or forced by a second signal). A
+    BaseException, as KeyboardInterrupt is, so that no `except Exception` on the way swallows it."""
+
+    def __init__(self, signum: int, forced: bool = False):
+        super().__init__(signal.Signals(signum).name)
+        self.signum, self.forced = signum, forced
+
+
+class TrainingInterrupted(SystemExit):
+    """A backend's `train` ended by SIGINT / SIGTERM, after saving what can be resumed. A SystemExit whose
+    code is 128 + the signal number (130: SIGINT, 143: SIGTERM), the status `snack-train` exits with."""
+
+    def __init__(self, signum: int, message: str):
+        super().__init__(128 + signum)
+        self.signum, self.message = signum, message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StopSignals:
+    """While entered (in the main thread), SIGINT and SIGTERM ask the run to stop instead of killing it.
+
+    The first signal only sets `signum`; the training loop checks it and stops where its weights and
+    step count agree. Inside `at_once()` (evaluations: nothing changes the weights) the signal raises
+    `Interrupted` at once. A second signal raises `Interrupted(forced=True)` wherever the run is,
+    except inside `critical()` (writing a checkpoint), where every signal only sets `signum`."""
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._previous: dict = {}
+        self._at_once = self._critical = 0
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous = {}
+
+    def _handle(self, signum, frame) -> None:
+        again = self.signum is not None
+        self.signum = self.signum or signum
+        if self._critical:
+            return
+        if self._at_once:
+            raise Interrupted(self.signum)
+        if again:
+            raise Interrupted(self.signum, forced=True)
+
+    @contextmanager
+    def at_once(self):
+        """A stretch where a signal may stop the run at once (raises Interrupted, also if one came before)."""
+        if self.signum is not None:
+            raise Interrupted(self.signum)
+        self._at_once += 1
+        try:
+            yield
+        finally:
+            self._at_once -= 1
+
+    @contextmanager
+    def critical(self):
+        """A stretch no signal breaks into (saving a checkpoint and state.json together)."""
+        self._critical += 1
+        try:
+            yield
+        finally:
+            self._critical -= 1
+
+
+def resume_command(run_dir: Path, backend: str = "sb3") -> str:
+    return f"snack-train --resume {run_dir}" + (f" --backend {backend}" if backend != "sb3" else "")
+
+
+def stopped(signum: int, text: str) -> TrainingInterrupted:
+    """Print the one line that says what an interrupted run saved and how to resume it; the exception to raise."""
+    message = f"{signal.Signals(signum).name}: {text}"
+    print(f"\n{message}", file=sys.stderr, flush=True)
+    return TrainingInterrupted(signum, message)
 
 
 def default_run_dir(config: dict) -> Path:
@@ -26,17 +130,67 @@ def default_run_dir(config: dict) -> Path:
     return Path(config["output_dir"]) / f"{config['env']['name']}-s{config['seed']}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+RUN_FILES = ("state.json", "latest.zip", "checkpoint", "final.json")
+
+
 def start_run(config: dict, run_dir: Path, resume: bool) -> dict:
-    """The run's bookkeeping state: fresh (config.json written), or read back from state.json to resume."""
-    run_dir.mkdir(parents=True, exist_ok=True)
+    """The run's bookkeeping state: fresh (config.json written), or read back from state.json to resume.
+    A fresh run refuses a folder that holds a run already (resume it, or choose another folder)."""
     state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
     if resume:
-        state.update(json.loads((run_dir / "state.json").read_text()))
+        state.update(read_state(run_dir))
         state["wall_time_before"] = state.get("wall_time_s", 0.0)
     else:
+        if run_dir.is_dir() and any((run_dir / name).exists() for name in RUN_FILES):
+            raise ConfigError(f"{run_dir} holds a training run already: resume it ({resume_command(run_dir)}) "
+                              f"or train into another folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(run_dir / "config.json", config)
     state["started"] = time.time()
     return state
+
+
+def read_state(run_dir: Path) -> dict:
+    """state.json of a run, or a ConfigError saying why there is none to resume from."""
+    path = run_dir / "state.json"
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} has no state.json: the run stopped before its first checkpoint, "
+                          f"so there is nothing to resume; start it again")
+    try:
+        state = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    if not isinstance(state, dict) or not isinstance(state.get("timesteps"), int):
+        raise ConfigError(f"{path} is not a run's state (no timesteps)")
+    return state
+
+
+def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "sb3") -> dict | None:
+    """For a resumed run: if its final checkpoint (`checkpoint`, with final.json) has `timesteps` or more,
+    the run is finished: say so and return what `train` returns (nothing is rewritten). Else None."""
+    meta_path = run_dir / "final.json"
+    if not meta_path.is_file():
+        return None
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    if config["timesteps"] > meta["timesteps"]:
+        return None
+    print(f"{run_dir} is finished: {meta['timesteps']} timesteps, final checkpoint {checkpoint}. To train it on, "
+          f"raise timesteps in {run_dir / 'config.json'} above {meta['timesteps']} and run {resume_command(run_dir, backend)}",
+          flush=True)
+    return train_result(checkpoint, meta.get("evaluation", {}), meta, meta["timesteps"])
+
+
+def prune_snapshots(run_dir: Path, state: dict) -> None:
+    """Delete the snapshot checkpoints the opponent pool no longer holds (those not in state["snapshots"],
+    as last saved to state.json): the pool's snapshots stay on disk, the dropped ones go."""
+    keep = {Path(path).name for path in state["snapshots"]}
+    for path in (run_dir / "snapshots").glob("*.zip"):
+        if path.name not in keep:
+            path.unlink(missing_ok=True)
+            path.with_suffix(".json").unlink(missing_ok=True)
 
 
 def save_state(run_dir: Path, state: dict, steps: int) -> None:
@@ -58,7 +212,7 @@ def eval_due(config: dict, state: dict, steps: int) -> bool:
 
 
 def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dict]:
-    """`hero` against each of `eval.opponents` over `games` games (training.evaluate.head_to_head), by opponent."""
+    """`hero` against each of `eval.opponents` over `games` games (snack_envs.training.evaluate.head_to_head), by opponent."""
     env_cfg = config["env"]
     options = env_cfg.get("options", {})
     results = {}
@@ -68,14 +222,22 @@ def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dic
     return results
 
 
+# eval.csv's header row; win rate and mean score over the finished games, unfinished: games cut off at max_steps
+EVAL_CSV_HEADER = ["timesteps", "opponent", "win_rate", "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished"]
+
+
 def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
     """Evaluation results to eval.csv, TensorBoard (`log_scalar(tag, value)`) and the progress line."""
     for spec, r in results.items():
         log_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"])
-    with (run_dir / "eval.csv").open("a", newline="") as f:
+    path = run_dir / "eval.csv"
+    new = not path.exists() or path.stat().st_size == 0
+    with path.open("a", newline="") as f:
         writer = csv.writer(f)
+        if new:
+            writer.writerow(EVAL_CSV_HEADER)
         for spec, r in results.items():
-            writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0]])
+            writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0], r["unfinished"]])
     print(f"\n[{steps} steps] " + ", ".join(f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
 
 

@@ -1,6 +1,9 @@
-"""Measure a trained policy against the shipping bar and publish it under checkpoints/.
+"""Measure a trained policy against the shipping bar and publish it into a checkpoints folder.
 
-    python -m training.ship runs/<run>/final.zip [--games 1000]
+    python -m snack_envs.training.ship runs/<run>/final.zip [--games 1000] [--out checkpoints]
+
+It publishes into `--out`, by default `checkpoints/` in the current folder (in the repository
+root: the repository's checkpoints/), never into the installed package.
 
 The bar (issue 6), measured with seats alternated:
 - head to head against the heuristic: the lower end of the 95% Wilson interval
@@ -12,14 +15,13 @@ The bar (issue 6), measured with seats alternated:
   creatures changes the other's score, and the win rate counts as in the
   other games. A Snack Time checkpoint must clear both.)
 - against random, a win rate at least as high as the heuristic's against random.
-The results go into the checkpoint's metadata and checkpoints/README.md; a
+The results go into the checkpoint's metadata and the folder's README.md; a
 checkpoint that misses the bar is not copied (use --force to publish one
 anyway, marked as missing it).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import time
@@ -28,9 +30,10 @@ from pathlib import Path
 from snack_envs import specs
 from snack_envs.agents import RandomPolicy, heuristic_policy
 from snack_envs.checkpoints import load_policy, read_metadata, write_json_atomic
-from training.evaluate import head_to_head
+from snack_envs.training.cli import ArgumentParser, command, positive_int
+from snack_envs.training.evaluate import head_to_head
 
-CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
 
 
 def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
@@ -81,11 +84,13 @@ def readme_row(meta: dict) -> str:
             f"{fmt(h)} (scores {score(h)}) | {fmt(r)} | {fmt(hr)} | {'yes' if bar['passed'] else '**no**'} |")
 
 
-def write_readme() -> Path:
+def write_readme(folder: Path = DEFAULT_OUT) -> Path:
+    """(Re)write `folder`/README.md: the table of the checkpoints published there."""
     import snack_envs
 
+    folder = Path(folder)
     rows, notes, shipped = [], [], set()
-    for meta_path in sorted(CHECKPOINT_DIR.glob("*.json")):
+    for meta_path in sorted(folder.glob("*.json")):
         meta = json.loads(meta_path.read_text())
         if "bar" in meta:
             rows.append(readme_row(meta))
@@ -93,14 +98,14 @@ def write_readme() -> Path:
             if meta.get("note"):
                 notes.append(f"- `{meta['env_name']}.zip`: {meta['note']}")
     missing = [name for name in snack_envs.ENV_NAMES if name not in shipped]
-    path = CHECKPOINT_DIR / "README.md"
+    path = folder / "README.md"
     path.write_text(
         "# Shipped checkpoints\n\n"
         "MaskablePPO policies (sb3-contrib), one per game, each with a JSON metadata file (game, env version and\n"
         "options, observation and action sizes, training config, seed, timesteps, wall time, library versions,\n"
         "evaluation). Load one with `snack_envs.checkpoints.load_policy(path, env_name=...)`; it acts from the env's\n"
         "own `obs[\"observation\"]` and `obs[\"action_mask\"]`.\n\n"
-        "The bar, measured by `python -m training.ship` over the games shown, seats alternated, ties counted 1/2,\n"
+        "The bar, measured by `python -m snack_envs.training.ship` over the games shown, seats alternated, ties counted 1/2,\n"
         "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time also a\n"
         "higher mean score with non-overlapping 95% intervals), and beat random at least as clearly as the heuristic\n"
         "does. Training times are wall-clock on a shared 2-core machine.\n\n"
@@ -112,13 +117,18 @@ def write_readme() -> Path:
     return path
 
 
+@command("python -m snack_envs.training.ship")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Measure a checkpoint against the bar and publish it.")
+    parser = ArgumentParser(prog="python -m snack_envs.training.ship", description="Measure a checkpoint against the bar and publish it.")
     parser.add_argument("checkpoint", type=Path)
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=positive_int, default=1000)
     parser.add_argument("--force", action="store_true", help="publish even if the bar is missed (marked as such)")
     parser.add_argument("--note", default="", help="how it was trained, where its config alone does not say (metadata and README)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="the folder to publish into, with its README.md table (default: ./checkpoints)")
     args = parser.parse_args(argv)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is a file; give a folder to publish into")
     meta = read_metadata(args.checkpoint)
     bar = measure_bar(args.checkpoint, args.games)
     print(json.dumps({k: v for k, v in bar.items() if not isinstance(v, dict)}, indent=2))
@@ -128,13 +138,13 @@ def main(argv=None) -> None:
     if not bar["passed"] and not args.force:
         print("bar missed: not published")
         return
-    target = CHECKPOINT_DIR / f"{meta['env_name']}.zip"
-    CHECKPOINT_DIR.mkdir(exist_ok=True)
+    target = args.out / f"{meta['env_name']}.zip"
+    args.out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(args.checkpoint, target)
     if args.note:
         meta = dict(meta, note=args.note)
     write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
-    print("published", target, "and", write_readme())
+    print("published", target, "and", write_readme(args.out))
 
 
 if __name__ == "__main__":

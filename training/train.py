@@ -1,7 +1,7 @@
 """Train an agent on any snack env by self-play, evaluate it, and save a checkpoint.
 
     snack-train                                  # the embedded quick-start config (Snack Rabbits)
-    snack-train --config configs/snack_wars.yaml --set timesteps=200000 --set algo.learning_rate=1e-4
+    snack-train --config snack_wars --set timesteps=200000 --set algo.learning_rate=1e-4
     snack-train --resume runs/snack_rabbits_v0-s0-20261129-120000
     snack-train --backend rllib [--address HOST:PORT]
 
@@ -15,17 +15,17 @@ opponents the same way (training/opponents.py).
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
-from training.backends import rllib, sb3
-from training.config import load_config
-from training.run import default_run_dir
+from snack_envs.training.backends import rllib, sb3
+from snack_envs.training.cli import ArgumentParser, command
+from snack_envs.training.config import load_config, load_run_config
+from snack_envs.training.run import default_run_dir
 
 
+@command("snack-train")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="snack-train", description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=None, help="YAML config, or the name of a shipped one such as snack_wars (default: quickstart)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set algo.learning_rate=1e-4")
@@ -36,7 +36,7 @@ def main(argv=None) -> None:
     parser.add_argument("--address", default=None, help="with --backend rllib: the Ray cluster to run on (default: a local Ray)")
     args = parser.parse_args(argv)
     if args.resume:
-        config = json.loads((args.resume / "config.json").read_text())
+        config = load_run_config(args.resume)  # checked as a fresh load is
         run_dir = args.resume
     else:
         config = load_config(args.config, args.overrides)

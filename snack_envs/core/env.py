@@ -22,6 +22,8 @@ Rewards are 0 on every other step, and 0 for all on truncation.
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,7 +32,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from snack_envs.core.game import ConfigError, Game, IllegalActionError
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed
 
 REWARD_MODES = ("win", "score", "margin")
 
@@ -118,6 +120,19 @@ class SnackEnvBase:
         return self.action_spaces[agent]
 
     # --- seeding and setup ---------------------------------------------------
+    def _check_reset(self, seed: Any, options: Any) -> int | None:
+        """A reset's arguments, checked before anything changes: the seed a non-negative int or None
+        (ConfigError otherwise), the options None or a dict. These envs take no reset option: PettingZoo's
+        API test resets with an arbitrary one and expects it accepted, so an unknown option is ignored with
+        a warning naming it instead of an error (the Gymnasium views refuse one)."""
+        seed = check_seed(seed, self.env_name)
+        if options is not None and not isinstance(options, Mapping):
+            raise ConfigError(f"{self.env_name}: reset options must be a dict or None, got {options!r}")
+        if options:
+            warnings.warn(f"{self.env_name}: reset option(s) {sorted(options, key=str)} ignored: this env takes none",
+                          UserWarning, stacklevel=3)
+        return seed
+
     def _new_game(self, seed: int | None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -166,25 +181,57 @@ class SnackEnvBase:
             **self._episode_state(),
         }
 
+    # The keys of every snapshot, and those `_episode_state` adds.
+    SNAPSHOT_KEYS: ClassVar[tuple[str, ...]] = ("env", "game", "seat_agents", "num_steps", "agents")
+    EPISODE_KEYS: ClassVar[tuple[str, ...]] = ()
+
     def load_state_dict(self, data: dict[str, Any]) -> None:
-        """Resume the episode a `state_dict` describes; a snapshot of another env or size is refused."""
+        """Resume the episode a `state_dict` describes. Everything is checked before anything changes: a
+        snapshot of another env or size, a missing or unknown key, or a value the env or the rules cannot
+        reach (see `Game.from_dict`) is a ConfigError naming it, and the env is left as it was."""
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"a snapshot is a dict as state_dict() gives it, not {type(data).__name__}")
         if data.get("env") != self.env_name:
             raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
+        keys = self.SNAPSHOT_KEYS + self.EPISODE_KEYS
+        missing, unknown = [k for k in keys if k not in data], sorted(set(data) - set(keys), key=str)
+        if missing or unknown:
+            problem = f"lacks the key(s) {missing}" if missing else f"has unknown key(s) {unknown}"
+            raise ConfigError(f"snapshot {problem}")
         game = self.game_class.from_dict(data["game"])
         if game.num_players != self.num_players:
             raise ConfigError(f"snapshot has {game.num_players} players, this env {self.num_players}")
+        seat_agents, agents = data["seat_agents"], data["agents"]
+        if type(seat_agents) is not list or sorted(seat_agents, key=str) != sorted(self.possible_agents):
+            raise ConfigError(f"snapshot seat_agents = {seat_agents!r} must list each of {self.possible_agents} once")
+        if type(agents) is not list or len(set(agents)) != len(agents) or not set(agents) <= set(self.possible_agents):
+            raise ConfigError(
+                f"snapshot agents = {agents!r} must be a list of distinct agents of {self.possible_agents}"
+            )
+        num_steps = data["num_steps"]
+        if type(num_steps) is not int or num_steps < 0:
+            raise ConfigError(f"snapshot num_steps = {num_steps!r} must be a non-negative int")
+        episode = self._check_episode_state(data, game, list(seat_agents), list(agents))
+        # Every check passed: now the env changes.
         self.game, self._rng = game, game.rng
-        self.seat_agents = list(data["seat_agents"])
+        self.seat_agents = list(seat_agents)
         self.agent_seats = {a: s for s, a in enumerate(self.seat_agents)}
-        self.num_steps = data["num_steps"]
-        self.agents = list(data["agents"])
-        self._load_episode_state(data)
+        self.num_steps = num_steps
+        self.agents = list(agents)
+        self._load_episode_state(episode)
+
+    def _check_episode_state(self, data: dict[str, Any], game: Game, seat_agents: list[str],
+                             agents: list[str]) -> dict[str, Any]:
+        """The API-specific rest of a snapshot (`EPISODE_KEYS`), checked against the game: a ConfigError
+        naming what is wrong, else the values `_load_episode_state` sets (copies, so the snapshot can change)."""
+        raise NotImplementedError
 
     def _episode_state(self) -> dict[str, Any]:
         """The API-specific rest of a snapshot (turns and rewards, or the halted flag)."""
         raise NotImplementedError
 
-    def _load_episode_state(self, data: dict[str, Any]) -> None:
+    def _load_episode_state(self, episode: dict[str, Any]) -> None:
+        """Set the values `_check_episode_state` returned."""
         raise NotImplementedError
 
     # --- rendering --------------------------------------------------------------
@@ -235,7 +282,7 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         self.metadata = dict(self.metadata, name=self.env_name)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self._new_game(seed)
+        self._new_game(self._check_reset(seed, options))
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -248,6 +295,11 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
             self.agent_selection = self.seat_agents[self.game.current_player]
 
     def step(self, action) -> None:
+        if self.game is None:
+            raise IllegalActionError(f"{self.env_name}: step() before reset(); call reset() first")
+        if not self.agents:
+            raise IllegalActionError(f"{self.env_name}: step() after the episode ended (every agent is done); "
+                                     "call reset() to start a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -297,13 +349,48 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
             "infos": {a: dict(i) for a, i in self.infos.items()},
         }
 
-    def _load_episode_state(self, data: dict[str, Any]) -> None:
-        self.agent_selection = data["agent_selection"]
-        self.rewards = dict(data["rewards"])
-        self._cumulative_rewards = dict(data["cumulative_rewards"])
-        self.terminations = dict(data["terminations"])
-        self.truncations = dict(data["truncations"])
-        self.infos = {a: dict(i) for a, i in data["infos"].items()}
+    EPISODE_KEYS = ("agent_selection", "rewards", "cumulative_rewards", "terminations", "truncations", "infos")
+
+    def _check_episode_state(self, data, game, seat_agents, agents):
+        present = set(agents)
+
+        def by_agent(key: str, ok, what: str) -> dict:
+            value = data[key]
+            if type(value) is not dict or set(value) != present or not all(ok(v) for v in value.values()):
+                raise ConfigError(f"snapshot {key} = {value!r} must map each agent of {agents} to {what}")
+            return dict(value)
+
+        def is_number(v) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+
+        rewards = by_agent("rewards", is_number, "a finite number")
+        cumulative = by_agent("cumulative_rewards", is_number, "a finite number")
+        terminations = by_agent("terminations", lambda v: type(v) is bool, "true or false")
+        truncations = by_agent("truncations", lambda v: type(v) is bool, "true or false")
+        infos = {a: dict(i) for a, i in by_agent("infos", lambda v: type(v) is dict, "a dict").items()}
+        selected = data["agent_selection"]
+        if selected not in self.possible_agents or agents and selected not in present:
+            raise ConfigError(
+                f"snapshot agent_selection = {selected!r} must be one of the agents {agents or self.possible_agents}"
+            )
+        ended = any(terminations.values()) or any(truncations.values())
+        if game.game_over and agents and not all(terminations.values()):
+            raise ConfigError(
+                f"snapshot terminations = {terminations} while the game is over: every agent is terminated"
+            )
+        if not game.game_over and not ended:
+            if present != set(self.possible_agents):
+                raise ConfigError(f"snapshot agents = {agents} in a game under way: every agent takes part")
+            to_act = seat_agents[game.current_player]
+            if selected != to_act:
+                raise ConfigError(f"snapshot agent_selection = {selected!r}, but seat {game.current_player} "
+                                  f"({to_act!r}) is to act")
+        return {"agent_selection": selected, "rewards": rewards, "_cumulative_rewards": cumulative,
+                "terminations": terminations, "truncations": truncations, "infos": infos}
+
+    def _load_episode_state(self, episode: dict[str, Any]) -> None:
+        for name, value in episode.items():
+            setattr(self, name, value)
         self._skip_agent_selection = None
 
 

@@ -29,6 +29,42 @@ class ConfigError(ValueError):
     """An unknown keyword or an out-of-range value in an env or game config."""
 
 
+def action_int(action: Any, owner: str) -> int:
+    """`action` as an int if it is one: a Python int, a numpy integer or a 0-d integer array. Anything
+    else (a bool, a float, a string, a longer array) is an IllegalActionError, never cast."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return int(action)
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        return int(action)
+    raise IllegalActionError(
+        f"{owner}: an action must be an int (a Python or numpy integer, or a 0-d integer array), "
+        f"got {action!r} of type {type(action).__name__}"
+    )
+
+
+def check_seed(seed: Any, owner: str) -> int | None:
+    """`seed` as an int if it is None or a non-negative integer (Python or numpy), else a ConfigError."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"{owner}: seed must be a non-negative int or None, got {seed!r}")
+    return int(seed)
+
+
+def check_reset_options(options: Any, owner: str, known: Sequence[str] = ()) -> dict[str, Any]:
+    """`options` (a reset's) as a dict: None or a dict whose keys are all in `known`, else a ConfigError."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(f"{owner}: reset options must be a dict or None, got {options!r}")
+    unknown = sorted(set(options) - set(known), key=str)
+    if unknown:
+        raise ConfigError(f"{owner}: unknown reset option(s) {unknown}; known options: {sorted(known)}")
+    return dict(options)
+
+
 @dataclass(frozen=True)
 class Option:
     """One game option: its default, what values it accepts, and what it means."""
@@ -65,6 +101,156 @@ def check_options(owner: str, known: dict[str, Option], given: dict[str, Any]) -
     return {name: opt.check(name, given[name]) if name in given else opt.default for name, opt in known.items()}
 
 
+# --- what a state field may hold: checked when a state is loaded (`Game.from_dict`) ---------------
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Spec:
+    """What one state field (or a part of one) may hold. `check(path, value)` raises ConfigError naming
+    `path` (e.g. `"collections[1][3]"`) and the value when it does not."""
+
+    def check(self, path: str, value: Any) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def fail(path: str, value: Any, problem: str) -> None:
+        raise ConfigError(f"state field {path} = {_shown(value)} {problem}")
+
+
+class IntIn(Spec):
+    """A Python int (not a bool) in low..high (either bound None: open)."""
+
+    def __init__(self, low: int | None = None, high: int | None = None):
+        self.low, self.high = low, high
+
+    def check(self, path, value):
+        if type(value) is not int:
+            self.fail(path, value, "must be an int")
+        if self.low is not None and value < self.low or self.high is not None and value > self.high:
+            low, high = ("" if b is None else b for b in (self.low, self.high))
+            self.fail(path, value, f"is out of range {low}..{high}")
+
+
+class NumberIn(IntIn):
+    """An int or a float (not a bool, not NaN) in low..high."""
+
+    def check(self, path, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            self.fail(path, value, "must be a number")
+        if self.low is not None and value < self.low or self.high is not None and value > self.high:
+            self.fail(path, value, f"is out of range {self.low}..{self.high}")
+
+
+class Boolean(Spec):
+    def check(self, path, value):
+        if type(value) is not bool:
+            self.fail(path, value, "must be true or false")
+
+
+class OneOf(Spec):
+    """One of a few values (strings, ints), compared by type and value."""
+
+    def __init__(self, *values: Any):
+        self.values = values
+        self.allowed = frozenset((type(v), v) for v in values)
+
+    def check(self, path, value):
+        try:
+            ok = (type(value), value) in self.allowed
+        except TypeError:  # unhashable
+            ok = False
+        if not ok:
+            self.fail(path, value, f"is not one of {list(self.values)}")
+
+
+class OrNone(Spec):
+    """None or what `inner` accepts."""
+
+    def __init__(self, inner: Spec):
+        self.inner = inner
+
+    def check(self, path, value):
+        if value is not None:
+            self.inner.check(path, value)
+
+
+class ListOf(Spec):
+    """A list whose items `item` accepts; `length` an int or a tuple of allowed lengths, `max_len` a bound,
+    `unique` no item twice."""
+
+    def __init__(self, item: Spec, length: int | tuple[int, ...] | None = None, max_len: int | None = None,
+                 unique: bool = False):
+        self.item, self.max_len, self.unique = item, max_len, unique
+        self.lengths = (length,) if isinstance(length, int) else length
+
+    def check(self, path, value):
+        if type(value) is not list:
+            self.fail(path, value, "must be a list")
+        if self.lengths is not None and len(value) not in self.lengths:
+            wanted = " or ".join(map(str, self.lengths))
+            self.fail(path, value, f"must hold {wanted} item{'' if self.lengths == (1,) else 's'}, not {len(value)}")
+        if self.max_len is not None and len(value) > self.max_len:
+            self.fail(path, value, f"must hold at most {self.max_len} items, not {len(value)}")
+        item = self.item
+        if type(item) is IntIn and all(type(x) is int for x in value) and (
+            not value or (item.low is None or min(value) >= item.low) and (item.high is None or max(value) <= item.high)
+        ):
+            pass  # the common cases, checked at once
+        elif type(item) is OneOf and all(type(x) in (int, str) and (type(x), x) in item.allowed for x in value):
+            pass
+        else:
+            for i, x in enumerate(value):
+                item.check(f"{path}[{i}]", x)
+        if self.unique and len(set(map(repr, value))) != len(value):
+            self.fail(path, value, "holds an item twice")
+
+
+class Items(Spec):
+    """A list with one spec per position (a fixed length)."""
+
+    def __init__(self, *items: Spec):
+        self.items = items
+
+    def check(self, path, value):
+        if type(value) is not list or len(value) != len(self.items):
+            self.fail(path, value, f"must be a list of {len(self.items)} items")
+        for i, (spec, item) in enumerate(zip(self.items, value)):
+            spec.check(f"{path}[{i}]", item)
+
+
+class Record(Spec):
+    """A dict with exactly these string keys, each checked by its spec."""
+
+    def __init__(self, **fields: Spec):
+        self.fields = fields
+
+    def check(self, path, value):
+        if type(value) is not dict:
+            self.fail(path, value, "must be a dict")
+        if set(value) != set(self.fields):
+            missing, unknown = sorted(set(self.fields) - set(value)), sorted(set(value) - set(self.fields), key=str)
+            self.fail(path, value, "lacks the key(s) " + str(missing) if missing else f"has unknown key(s) {unknown}")
+        for key, spec in self.fields.items():
+            spec.check(f"{path}[{key!r}]", value[key])
+
+
+class Satisfies(Spec):
+    """What `test(value)` accepts (it may raise); `what` says what that is, for the message."""
+
+    def __init__(self, test, what: str):
+        self.test, self.what = test, what
+
+    def check(self, path, value):
+        try:
+            ok = self.test(value)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+            ok = False
+        if not ok:
+            self.fail(path, value, f"must be {self.what}")
+
+
 class Game:
     """Base class of a game's rules. Subclasses fill in the facts and the transitions.
 
@@ -74,9 +260,12 @@ class Game:
     `state_fields` (the attributes that make up the state, JSON-native values).
 
     A subclass implements `_setup(**scripted)`, `legal_actions`, `_apply`,
-    `scores`, `action_to_str`, `render_text` and the class method
-    `num_actions_for(num_players, options)`; `current_player` is a state field
-    (-1 once the game is over, or for simultaneous games, see `players_to_act`).
+    `scores`, `action_to_str`, `render_text` and the class methods
+    `num_actions_for(num_players, options)` and `state_specs(num_players,
+    options)` (what each state field may hold, checked when a state is loaded);
+    `invariant_violations` holds its conservation laws, checked on load too.
+    `current_player` is a state field (-1 once the game is over, or for
+    simultaneous games, see `players_to_act`).
     """
 
     name: ClassVar[str] = "game"
@@ -165,11 +354,7 @@ class Game:
         """Return `action` as an int if it is legal now, else raise IllegalActionError."""
         if self.game_over:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
-        if isinstance(action, (np.ndarray,)) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"{self.name}: action must be an int, got {action!r}")
-        action = int(action)
+        action = action_int(action, self.name)
         if player is not None and not self.is_to_act(player):
             raise IllegalActionError(
                 f"{self.name}: player {player} is not to act now (players to act: {self.players_to_act()})"
@@ -257,26 +442,116 @@ class Game:
             "rng": self.rng.bit_generator.state,
         }
 
+    # Keys of `to_dict`'s data, and the bit generators an rng state may name.
+    DATA_KEYS: ClassVar[tuple[str, ...]] = ("game", "version", "num_players", "config", "state", "rng")
+    BIT_GENERATORS: ClassVar[tuple[str, ...]] = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any], copy_state: bool = True) -> "Game":
-        """The game `to_dict` gave. `copy_state=False` adopts the state's lists instead of copying them
-        (for a caller that built them for this game alone)."""
-        if data.get("game") != cls.name or data.get("version") != cls.version:
-            raise ConfigError(
-                f"state is for {data.get('game')} v{data.get('version')}, not {cls.name} v{cls.version}"
-            )
+        """The game `to_dict` gave. The data is checked first (`check_data`, `check_fields`, `check_rules`):
+        a state the rules cannot reach (a wrong type, a value out of range, cards lost or made up, a bad
+        phase, a missing field) is a ConfigError naming the field. `copy_state=False` adopts the state's lists
+        instead of copying them and checks nothing: it is for a caller that built the state for this
+        game alone (`from_state`, `copy`), and is kept fast."""
+        if copy_state:
+            cls.check_data(data)
         game = cls.__new__(cls)
         game.num_players = cls.check_num_players(data["num_players"])
         game.config = check_options(cls.name, cls.options, data["config"])
         game.num_actions = cls.num_actions_for(game.num_players, game.config)
         rng_state = data["rng"]
         game.rng = np.random.Generator(getattr(np.random, rng_state["bit_generator"])())
-        game.rng.bit_generator.state = rng_state
+        try:
+            game.rng.bit_generator.state = rng_state
+        except (TypeError, ValueError, KeyError, OverflowError) as e:
+            raise ConfigError(
+                f"{cls.name} state: rng = {_shown(rng_state)} is no state of its bit generator ({e})"
+            ) from None
         state = data["state"]
         for field in cls.state_fields:
             setattr(game, field, copy.deepcopy(state[field]) if copy_state else state[field])
         game._legal_cache = {}
+        if copy_state:
+            game.check_fields()
+        game._after_load()
+        if copy_state:
+            game.check_rules()
         return game
+
+    @classmethod
+    def check_data(cls, data: Any) -> None:
+        """ConfigError unless `data` has `to_dict`'s shape for this game: its keys, the game's name and
+        version, a player count and options it accepts, an rng state, and every state field."""
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"{cls.name} state must be a dict as to_dict() gives it, not {type(data).__name__}")
+        if data.get("game") != cls.name or data.get("version") != cls.version:
+            raise ConfigError(
+                f"state is for {data.get('game')} v{data.get('version')}, not {cls.name} v{cls.version}"
+            )
+        missing = [k for k in cls.DATA_KEYS if k not in data]
+        unknown = sorted(set(data) - set(cls.DATA_KEYS), key=str)
+        if missing or unknown:
+            problem = f"missing key(s) {missing}" if missing else f"unknown key(s) {unknown}"
+            raise ConfigError(f"{cls.name} state: {problem}")
+        cls.check_num_players(data["num_players"])
+        if not isinstance(data["config"], Mapping):
+            raise ConfigError(f"{cls.name} state: config = {_shown(data['config'])} must be a dict of options")
+        rng = data["rng"]
+        if not isinstance(rng, Mapping) or rng.get("bit_generator") not in cls.BIT_GENERATORS:
+            raise ConfigError(f"{cls.name} state: rng = {_shown(rng)} must be the state of a numpy bit generator, "
+                              f"one of {list(cls.BIT_GENERATORS)}")
+        state = data["state"]
+        if not isinstance(state, Mapping):
+            raise ConfigError(f"{cls.name} state: state = {_shown(state)} must be a dict of the state fields")
+        missing = [f for f in cls.state_fields if f not in state]
+        unknown = sorted(set(state) - set(cls.state_fields), key=str)
+        if missing or unknown:
+            problem = f"missing field(s) {missing}" if missing else f"unknown field(s) {unknown}"
+            raise ConfigError(f"{cls.name} state: {problem}")
+
+    @classmethod
+    def state_specs(cls, num_players: int, config: dict[str, Any]) -> dict[str, Spec]:
+        """What each state field may hold (type, range, length), for checking a loaded state. Every game
+        gives a spec for each of its `state_fields` but `current_player` and `game_over` (the base's)."""
+        raise NotImplementedError
+
+    def check_fields(self) -> None:
+        """ConfigError, naming the field, unless every state field is of the type and range its spec says."""
+        n = self.num_players
+        specs = {"current_player": IntIn(-1, n - 1), "game_over": Boolean(), **self.state_specs(n, self.config)}
+        try:
+            for field in self.state_fields:
+                specs[field].check(field, getattr(self, field))
+        except ConfigError as e:
+            raise ConfigError(f"{self.name} {e}") from None
+
+    def check_rules(self) -> None:
+        """ConfigError unless the state is one the rules can reach, as far as checks can tell: whose turn it
+        is agrees with `game_over`, a player to act has a legal action, and no invariant is broken
+        (`invariant_violations`: cards and dice conserved, phases consistent). Run after `check_fields`."""
+        try:
+            problems = self.turn_violations() + self.invariant_violations()
+            if not problems and not self.game_over:
+                problems += [f"seat {p} is to act but has no legal action" for p in self.players_to_act()
+                             if not self.legal_actions(p)]
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError) as e:
+            if isinstance(e, ConfigError):
+                raise
+            problems = [f"the fields do not fit together ({type(e).__name__}: {e})"]
+        finally:
+            self._legal_cache.clear()
+        if problems:
+            raise ConfigError(f"{self.name} state is impossible: " + "; ".join(problems))
+
+    def turn_violations(self) -> list[str]:
+        """A turn-based game: `current_player` is -1 exactly when the game is over."""
+        if self.game_over != (self.current_player == -1):
+            return [f"current_player = {self.current_player} with game_over = {self.game_over} "
+                    "(it is -1 exactly when the game is over)"]
+        return []
+
+    def _after_load(self) -> None:
+        """Rebuild what the rules keep beside the state fields (a hook for `from_dict`)."""
 
     @classmethod
     def from_state(cls, num_players: int, config: dict[str, Any], state: dict[str, Any]) -> "Game":
@@ -316,6 +591,11 @@ class SimultaneousGame(Game):
 
     def is_to_act(self, player: int) -> bool:
         return not self.game_over and 0 <= player < self.num_players
+
+    def turn_violations(self) -> list[str]:
+        if self.current_player == -1:
+            return []
+        return [f"current_player = {self.current_player} in a simultaneous game (always -1)"]
 
     def apply(self, action: int, player: int | None = None, **outcomes) -> None:
         """A simultaneous game takes joint actions only: one seat's action alone is refused."""

@@ -31,7 +31,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
 from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
-from snack_envs.core.game import IllegalActionError, SimultaneousGame
+from snack_envs.core.game import ConfigError, IllegalActionError, SimultaneousGame
 
 
 class SimultaneousEnv(SnackEnvBase, ParallelEnv):
@@ -51,7 +51,7 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self._no_mask = np.zeros(self.num_actions, np.int8)
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self._new_game(seed)
+        self._new_game(self._check_reset(seed, options))
         self.agents = list(self.possible_agents)
         self.halted = False
         return {a: self.observe(a) for a in self.agents}, {a: {} for a in self.agents}
@@ -63,6 +63,8 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
 
     def seat_actions(self, actions: Any) -> dict[int, Any]:
         """`actions` (agent -> action) by seat; IllegalActionError for unknown, finished or missing agents."""
+        if self.game is None:
+            raise IllegalActionError(f"{self.env_name}: step() before reset(); call reset() first")
         if not self.agents:
             raise IllegalActionError(f"{self.env_name}: the episode is over; call reset()")
         if not isinstance(actions, Mapping):
@@ -121,8 +123,20 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
     def _episode_state(self) -> dict[str, Any]:
         return {"halted": self.halted}
 
-    def _load_episode_state(self, data: dict[str, Any]) -> None:
-        self.halted = data["halted"]
+    EPISODE_KEYS = ("halted",)
+
+    def _check_episode_state(self, data, game, seat_agents, agents):
+        halted = data["halted"]
+        if type(halted) is not bool:
+            raise ConfigError(f"snapshot halted = {halted!r} must be true or false")
+        ended = game.game_over or halted
+        if ended and agents or not ended and set(agents) != set(self.possible_agents):
+            raise ConfigError(f"snapshot agents = {agents} with game_over = {game.game_over}, halted = {halted}: "
+                              "every agent takes part until the episode ends, none after")
+        return {"halted": halted}
+
+    def _load_episode_state(self, episode: dict[str, Any]) -> None:
+        self.halted = episode["halted"]
 
 
 class StandardParallelWrapper(BaseParallelWrapper):
@@ -131,8 +145,9 @@ class StandardParallelWrapper(BaseParallelWrapper):
     An action outside the action space fails an assertion; a missing or
     unknown agent raises IllegalActionError; an illegal action (one the mask
     forbids) ends the episode with -1 for each agent that chose one and 0 for
-    the others, with PettingZoo's warning. Stepping after the end warns and
-    returns empty dicts."""
+    the others, with PettingZoo's warning. Stepping before reset() raises
+    IllegalActionError; stepping after the end warns and returns empty dicts
+    (PettingZoo's convention)."""
 
     def __init__(self, env: SimultaneousEnv, illegal_reward: float = -1.0):
         super().__init__(env)
@@ -150,6 +165,8 @@ class StandardParallelWrapper(BaseParallelWrapper):
 
     def step(self, actions):
         raw = self._raw
+        if raw.game is None:
+            raise IllegalActionError(f"{raw.env_name}: step() before reset(); call reset() first")
         if not raw.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return {}, {}, {}, {}, {}
@@ -186,6 +203,19 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
     def __init__(self, par_env: ParallelEnv):
         super().__init__(parallel_to_aec_wrapper(par_env))
         self._view = self._inner = self.env
+        # Over the raw env (`raw_env()`), stepping before reset() or after the end raises IllegalActionError as
+        # the turn-based raw envs do; over the public env (`env()`), PettingZoo's order checks answer.
+        self._raw_order_errors = isinstance(par_env, SimultaneousEnv)
+
+    def step(self, action) -> None:
+        if self._raw_order_errors:
+            name = self._view.env.env_name
+            if not self._has_reset:
+                raise IllegalActionError(f"{name}: step() before reset(); call reset() first")
+            if not self._inner.agents:
+                raise IllegalActionError(f"{name}: step() after the episode ended (every agent is done); "
+                                         "call reset() to start a new one")
+        super().step(action)
 
     # What OrderEnforcingWrapper refuses before reset.
     _order_checked = frozenset(

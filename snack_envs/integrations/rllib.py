@@ -41,6 +41,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import torch
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -53,7 +54,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env as _tune_register_env
 
 from snack_envs import specs
-from snack_envs.checkpoints import LogitsPolicy, masked_sample
+from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, masked_sample, read_metadata
 from snack_envs.opponents import OpponentMix
 
 LEARNER = "main"
@@ -267,8 +268,38 @@ def module_path(checkpoint: str | Path, module_id: str = LEARNER) -> Path:
     return inner if inner.is_dir() else path
 
 
-def load_policy(checkpoint: str | Path, module_id: str = LEARNER, deterministic: bool = True) -> RLModulePolicy:
-    """Restore the learner's module from an Algorithm (or module) checkpoint, without starting Ray."""
-    module = RLModule.from_checkpoint(module_path(checkpoint, module_id).resolve())
+def load_policy(
+    checkpoint: str | Path,
+    module_id: str = LEARNER,
+    deterministic: bool = True,
+    env_name: str | None = None,
+    num_players: int | None = None,
+) -> RLModulePolicy:
+    """Restore the learner's module from an Algorithm (or module) checkpoint, without starting Ray.
+
+    With `env_name` (and `num_players`), refuse a checkpoint made for another game, version or player
+    count (a `CheckpointError` naming the path): by the run's metadata beside the folder (`final.json`
+    for `<run>/final`, written by `snack-train --backend rllib`) where there is one, and always by the
+    module's observation and action sizes."""
+    path = Path(checkpoint)
+    inner = module_path(path, module_id)
+    try:
+        if not (inner / "class_and_ctor_args.pkl").is_file():
+            raise CheckpointError(f"not an RLlib checkpoint (no module {module_id!r} in it)")
+        meta_path = path.with_suffix(".json")
+        meta = read_metadata(meta_path, (RLLIB_RUN_FORMAT,)) if meta_path.is_file() else None
+        facts = check_fits(meta, env_name, num_players) if meta is not None else None
+        module = RLModule.from_checkpoint(inner.resolve())
+        if facts is None and env_name is not None:  # no metadata: the env at the asked (or its default) player count
+            facts = env_facts(env_name, num_players or len(specs.get(env_name).raw_env().possible_agents))
+        if facts is not None:
+            obs_space = module.observation_space
+            if isinstance(obs_space, gymnasium.spaces.Dict):
+                obs_space = obs_space[MaskedPPOTorchRLModule.OBS_KEY]
+            shape = getattr(obs_space, "shape", None)
+            check_network(int(shape[0]) if shape is not None and len(shape) == 1 else None,
+                          getattr(module.action_space, "n", None), facts)
+    except CheckpointError as error:
+        raise CheckpointError(f"{path}: {error}") from None
     module.eval()
-    return RLModulePolicy(module, name=Path(checkpoint).name, deterministic=deterministic)
+    return RLModulePolicy(module, name=path.name, deterministic=deterministic)

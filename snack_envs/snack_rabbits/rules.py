@@ -26,7 +26,19 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from snack_envs.core.game import ConfigError, Game, Option, majority_holders, roll_dice
+from snack_envs.core.game import (
+    Boolean,
+    ConfigError,
+    Game,
+    IntIn,
+    Items,
+    ListOf,
+    Option,
+    OrNone,
+    Record,
+    majority_holders,
+    roll_dice,
+)
 from snack_envs.snack_rabbits.components import (
     CARD_FENCE,
     CARD_KIND,
@@ -105,11 +117,26 @@ class SnackRabbits(Game):
         self.last_hop: dict | None = None
         self._start_turn()
 
+    def _after_load(self) -> None:
+        self.suns = sun_cards(self.config["suns_per_fence"])
+
     @classmethod
-    def from_dict(cls, data, copy_state=True):
-        game = super().from_dict(data, copy_state)
-        game.suns = sun_cards(game.config["suns_per_fence"])
-        return game
+    def state_specs(cls, num_players, config):
+        card, kinds = IntIn(0, FARMER_BROWN), Items(*(IntIn(0, value) for value in VALUES))
+        return {
+            "deck": ListOf(card, max_len=NUM_CARDS + 1, unique=True),
+            "fences": ListOf(kinds, length=NUM_FENCES),
+            "collections": ListOf(kinds, length=num_players),
+            "white": ListOf(IntIn(0, WHITE_DICE), length=num_players),
+            "pool": IntIn(0, WHITE_DICE),
+            "farmer_revealed": Boolean(),
+            "turn": IntIn(0),
+            "revealed_this_turn": ListOf(card, max_len=NUM_CARDS + 1, unique=True),
+            "last_hop": OrNone(Record(
+                player=IntIn(0, num_players - 1), fence=IntIn(0, NUM_FENCES - 1),
+                roll=ListOf(IntIn(1, DIE_SIDES), length=tuple(range(1, DICE_CHOICES + 1))), taken=IntIn(0, NUM_CARDS),
+            )),
+        }
 
     # --- transitions -----------------------------------------------------------
     def _start_turn(self) -> None:
@@ -202,6 +229,9 @@ class SnackRabbits(Game):
             problems.append("Farmer Brown is both revealed and in the draw pile, or neither")
         if self.pool + sum(self.white) != WHITE_DICE or self.pool < 0 or min(self.white) < 0:
             problems.append(f"white dice: pool {self.pool} + held {self.white} != {WHITE_DICE}")
+        if self.game_over != (self.farmer_revealed and self.spaces_empty()):
+            problems.append(f"game_over = {self.game_over}, but the game ends exactly when Farmer Brown is revealed "
+                            "and every space is empty")
         return problems
 
     # --- text --------------------------------------------------------------------

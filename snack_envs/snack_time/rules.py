@@ -102,7 +102,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from snack_envs.core.game import ConfigError, Game, Option, count_by, roll_dice
+from snack_envs.core.game import (
+    Boolean,
+    ConfigError,
+    Game,
+    IntIn,
+    Items,
+    ListOf,
+    OneOf,
+    Option,
+    OrNone,
+    Satisfies,
+    count_by,
+    roll_dice,
+)
 from snack_envs.snack_time import text
 from snack_envs.snack_time.actions import (  # the action ids, importable from here too
     DAMAGE_BASE,
@@ -160,6 +173,29 @@ DECISIONS_PER_PLAYER = NUM_CREATURES * TRAIT_SLOTS * 2 + (NUM_CELLS - NUM_CREATU
 INNER_BITS = sum(1 << cell for cell in INNER_CELLS)  # where the location dice can fall
 KING_BITS = tuple(sum(1 << c for c in KING_ZONE[cell]) for cell in range(NUM_CELLS))
 CHOICES_KEYS = tuple(("choices", p) for p in range(MAX_PLAYERS))  # `_legal_cache` keys of `_legal_choices`
+PHASES = ("entrance", "trap", "place", "snack", "over")
+END_REASONS = ("a player fed every creature 3 snacks", "a player marked the last badge",
+               "a creature was completely killed", "the deck cannot refill the row")
+PIPE_PATTERNS = (0,) + tuple(openings for _, openings in PATTERNS)  # what a cell of `pipes` may hold
+ALL_CELLS = (1 << NUM_CELLS) - 1
+
+
+def _event_ok(event: Any, num_players: int) -> bool:
+    """Whether `event` is one of `SnackTime.events`' forms (see `text.event_str`)."""
+    kind, *rest = event
+    if not all(type(x) is int for x in rest):
+        return False
+    if kind == "trap":
+        return len(rest) == 1 and 0 <= rest[0] < NUM_ENTRANCES
+    if kind in ("rat", "rat ignored"):
+        return len(rest) == 1 and rest[0] in INNER_CELLS
+    if kind == "snack":
+        p, c, k, card = rest
+        return 0 <= p < num_players and 0 <= c < NUM_CREATURES and 0 <= k < NUM_ENTRANCES and 0 <= card < FIRST_TRAP
+    if kind == "damage":
+        p, c, trait = rest
+        return 0 <= p < num_players and 0 <= c < NUM_CREATURES and 0 <= trait < 3
+    return False
 
 
 def _as_cell(value: Any) -> int:
@@ -264,6 +300,48 @@ class SnackTime(SheetRules, Game):
             self.phase = "trap"
             self._start_round()
         self._advance()
+
+    @classmethod
+    def state_specs(cls, num_players, config):
+        n = num_players
+        card, cell, trait_counts = IntIn(0, NUM_CARDS - 1), IntIn(0, NUM_CELLS - 1), Items(*[IntIn(0, TRAIT_SLOTS)] * 3)
+        by_seat = lambda spec: ListOf(spec, length=n)  # noqa: E731
+        by_cell = lambda spec: ListOf(spec, length=NUM_CELLS)  # noqa: E731
+        by_creature = lambda spec: ListOf(spec, length=NUM_CREATURES)  # noqa: E731
+        return {
+            "phase": OneOf(*PHASES),
+            "round": IntIn(0, MAX_ROUNDS),
+            "cursor": Items(IntIn(0, n), IntIn(0, NUM_CREATURES - 1), IntIn(0, NUM_ENTRANCES)),
+            "ending": Boolean(),
+            "end_reasons": ListOf(OneOf(*END_REASONS), unique=True),
+            "entrances": ListOf(cell, max_len=NUM_ENTRANCES, unique=True),
+            "deck": ListOf(card, max_len=NUM_CARDS, unique=True),
+            "row": ListOf(IntIn(0, FIRST_TRAP - 1), length=NUM_ENTRANCES, unique=True),
+            "discard": ListOf(card, max_len=NUM_CARDS, unique=True),
+            "trap_spots": ListOf(Boolean(), length=NUM_ENTRANCES),
+            "dice_traits": ListOf(IntIn(0, 2), length=(0, 2)),
+            "dice_pipes": ListOf(IntIn(0, 2), length=(0, 3)),
+            "rat_roll": OrNone(OneOf(*INNER_CELLS)),
+            "rats": by_cell(IntIn(0, MAX_RATS_PER_CELL)),
+            "pipes": by_seat(by_cell(OneOf(*PIPE_PATTERNS))),
+            "accept": by_seat(by_cell(IntIn(0, ALL_SIDES))),
+            "parent": by_seat(by_cell(IntIn(-1, NUM_CELLS - 1))),
+            "members": by_seat(by_cell(IntIn(0, ALL_CELLS))),
+            "reach": by_seat(by_cell(IntIn(0, (1 << (NUM_CREATURES + NUM_ENTRANCES)) - 1))),
+            "links": by_seat(by_creature(IntIn(0, (1 << NUM_ENTRANCES) - 1))),
+            "wet": by_seat(IntIn(0, ALL_CELLS)),
+            "healthy": by_seat(by_creature(trait_counts)),
+            "crossed": by_seat(by_creature(trait_counts)),
+            "snacks": by_seat(by_creature(ListOf(IntIn(0, FIRST_TRAP - 1), max_len=SNACK_SLOTS))),
+            "badges": by_seat(IntIn(0, BADGES)),
+            "pending": by_seat(ListOf(IntIn(0, NUM_CREATURES - 1))),
+            "traits_left": by_seat(Items(*[IntIn(0, 2)] * 3)),
+            "pipes_left": by_seat(Items(*[IntIn(0, 3)] * 3)),
+            "scripted_rolls": ListOf(Satisfies(lambda r: cls._check_roll(r) == r,
+                                               "[2 traits, 3 pieces (each 0..2), the rat's inner cell or None]")),
+            "events": ListOf(Satisfies(lambda e: _event_ok(e, n), "an event: [\"trap\", k], [\"rat\" or \"rat ignored\", "
+                                       "cell], [\"snack\", seat, creature, k, card] or [\"damage\", seat, creature, trait]")),
+        }
 
     @staticmethod
     def _check_roll(roll: Sequence[Any]) -> list:
@@ -592,14 +670,20 @@ class SnackTime(SheetRules, Game):
                 problems.append(f"entrance at {cell_name(a)} is on a creature or next to another")
         for p in range(self.num_players):
             problems += [f"seat {p}: {m}" for m in self._sheet_violations(p)]
+        if self.game_over != (self.phase == "over"):
+            problems.append(f"phase {self.phase!r} with game_over = {self.game_over} (the phase is 'over' exactly then)")
+        p = self.current_player
+        if self.phase in ("trap", "place", "snack") and not self.game_over and self.cursor[0] != p:
+            problems.append(f"cursor {self.cursor} does not point at the player to act, seat {p}")
+        if self.phase in ("trap", "snack") and p >= 0 and not self.pending[p]:
+            problems.append(f"phase {self.phase!r}, but seat {p} has no damage to choose")
+        if self.phase == "entrance" and (not self.config["advanced_entrances"] or len(self.entrances) >= NUM_ENTRANCES):
+            problems.append("phase 'entrance' without advanced_entrances or with every entrance placed")
         return problems
 
     # --- state as data ------------------------------------------------------------------------------------
-    @classmethod
-    def from_dict(cls, data, copy_state=True):
-        game = super().from_dict(data, copy_state)
-        game._rebuild_derived()
-        return game
+    def _after_load(self) -> None:
+        self._rebuild_derived()
 
     def state_changed(self) -> None:
         """Call after editing state fields by hand: forgets the cached legal actions and rebuilds

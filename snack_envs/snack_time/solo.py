@@ -8,7 +8,7 @@
 | | |
 |---|---|
 | Observation | `Box(LAYOUT.size,) float32`: the `snack_time_v0` observation of seat 0 (see its docstring) |
-| Actions | `Discrete(728)`, encoded as in `snack_time_v0`; `action_masks()` gives the legal ones (sb3-contrib's MaskablePPO reads it) |
+| Actions | `Discrete(728)`, encoded as in `snack_time_v0`; `action_masks()` gives the legal ones (sb3-contrib's MaskablePPO reads it), and so does `info["action_mask"]` after every reset and step (for Gymnasium's vector envs). An action is an integer (a Python or numpy int, or a 0-d integer array): anything else raises IllegalActionError and changes nothing, never cast |
 | Reward | the change of the sheet's score (snacks + satisfaction + rats - badge penalty) made by each step; it is 0 except on the steps that change the score, and sums over an episode to the final score |
 | Episode end | `terminated` when the game ends (at most 92 decisions); never truncated |
 | Final info | `score`, `rank` (the rulebook's solo table, +7 with Rat Snacks), `end` (the end conditions met) |
@@ -17,7 +17,8 @@
 Keywords: the game's options (`rat_snacks`, `advanced_entrances`,
 `advanced_traps`), `render_mode` ("ansi" or "human"), `illegal_action`,
 `illegal_reward`. The game's chance comes from the env's `np_random`, so
-`reset(seed=...)` fixes the whole episode.
+`reset(seed=...)` fixes the whole episode; the seed is a non-negative int or
+None, and `reset` takes no option (an unknown one is a ConfigError).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from snack_envs.core.game import ConfigError, IllegalActionError
+from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed
 from snack_envs.snack_time.observation import LAYOUT, SnackTimeEncoder
 from snack_envs.snack_time.rules import NUM_ACTIONS, SnackTime
 
@@ -63,15 +64,18 @@ class SnackTimeSoloEnv(gymnasium.Env):
         self._done = True
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed, SOLO_ENV_ID)
+        check_reset_options(options, SOLO_ENV_ID)
         super().reset(seed=seed)
         self.game = SnackTime(1, self.np_random, **self.game_options)
         self._score = self.game.score(0)
         self._done = False
-        return self.encoder.encode(self.game, 0), {}
+        return self.encoder.encode(self.game, 0), {"action_mask": self.action_masks()}
 
     def step(self, action):
         if self._done:
             raise RuntimeError("step() before reset() or after the episode ended; call reset()")
+        action = action_int(action, SOLO_ENV_ID)  # a float, a string or a bool is an error, never cast
         game = self.game
         if self.illegal_action == "raise":
             game.apply(action, 0)  # IllegalActionError, state unchanged, if illegal
@@ -80,7 +84,8 @@ class SnackTimeSoloEnv(gymnasium.Env):
                 action = game.check_action(action, 0)
             except IllegalActionError:
                 self._done = True
-                return self.encoder.encode(game, 0), self.illegal_reward, True, False, {"illegal_action": True}
+                info = {"illegal_action": True, "action_mask": self.action_masks()}
+                return self.encoder.encode(game, 0), self.illegal_reward, True, False, info
             game.apply(action, 0)
         score = game.score(0)
         reward, self._score = float(score - self._score), score
@@ -88,6 +93,7 @@ class SnackTimeSoloEnv(gymnasium.Env):
         if game.game_over:
             self._done = True
             info = {"score": score, "rank": game.solo_rank(0), "end": list(game.end_reasons)}
+        info["action_mask"] = self.action_masks()
         if self.render_mode == "human":
             self.render()
         return self.encoder.encode(game, 0), reward, game.game_over, False, info

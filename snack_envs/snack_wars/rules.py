@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from snack_envs.core.game import ConfigError, Game, Option
+from snack_envs.core.game import Boolean, ConfigError, Game, IntIn, Items, ListOf, OneOf, Option
 from snack_envs.snack_wars.components import (
     AMERICAN_BONUS,
     COLLECTION_SIZE,
@@ -160,6 +160,24 @@ class SnackWars(Game):
         self.turn = 0
         self.passed: list[int] = []
         self._draw()
+
+    @classmethod
+    def state_specs(cls, num_players, config):
+        copies = copies_by_type(config["food_copies"])
+        by_type = Items(*(IntIn(0, c) for c in copies))
+        by_kind = Items(*(IntIn(0, c) for c in copies[:NUM_KINDS]))
+        return {
+            "deck": ListOf(IntIn(0, NUM_TYPES - 1), max_len=NUM_CARDS),
+            "discard": by_type,
+            "collections": ListOf(by_kind, length=num_players),
+            "raccoons": ListOf(IntIn(0, copies[RACCOON]), length=num_players),
+            "drawn": by_type,
+            "phase": OneOf(*PHASES),
+            "steals_left": IntIn(0, copies[RACCOON]),
+            "stolen": by_kind,
+            "turn": IntIn(0),
+            "passed": ListOf(IntIn(0, num_players - 1), max_len=num_players - 1, unique=True),
+        }
 
     # --- transitions -----------------------------------------------------------
     def _draw(self, reshuffle: Sequence[int] | None = None) -> None:
@@ -341,6 +359,12 @@ class SnackWars(Game):
                 problems.append(f"stolen cards {self.stolen} not in the thief's collection {mine}")
             if not any(self.drawn) and self.phase == CHOOSE:
                 problems.append("the player to choose has drawn nothing")
+            if sum(mine) >= COLLECTION_SIZE and self.phase == CHOOSE:
+                problems.append(f"seat {self.current_player} is to choose with a full collection (a full one passes)")
+            if self.phase == DISCARDING and (sum(mine) <= COLLECTION_SIZE or not any(self.stolen)):
+                problems.append("the discard phase without a collection above 9 or a stolen card to discard")
+            if self.phase == STEALING and not self.steals_left:
+                problems.append("the steal phase with no steal left")
         return problems
 
     # --- text --------------------------------------------------------------------

@@ -96,7 +96,19 @@ from typing import Sequence
 
 import numpy as np
 
-from snack_envs.core.game import ConfigError, Option, SimultaneousGame
+from snack_envs.core.game import (
+    Boolean,
+    ConfigError,
+    IntIn,
+    Items,
+    ListOf,
+    NumberIn,
+    OneOf,
+    Option,
+    OrNone,
+    Record,
+    SimultaneousGame,
+)
 from snack_envs.speed_snacks.components import (
     COCKROACH,
     CUSTOMER_PILES,
@@ -110,6 +122,7 @@ from snack_envs.speed_snacks.components import (
     MENU_TOQUE_COST,
     MENUS,
     MENUS_PER_PLAYER,
+    NUM_COCKROACHES,
     NUM_KINDS,
     NUM_SNACKS,
     NUM_TOQUES,
@@ -317,6 +330,56 @@ class SpeedSnacks(SimultaneousGame):
             raise ConfigError("a scripted deck must hold exactly the round's cards (see components.new_deck)")
         if xxl_order is not None and sorted(xxl_order) != list(XXL_CARDS):
             raise ConfigError("a scripted xxl_order must hold each XXL card once")
+
+    @classmethod
+    def state_specs(cls, num_players, config):
+        kind, snack, menu = IntIn(0, NUM_KINDS - 1), IntIn(0, NUM_SNACKS - 1), IntIn(0, len(MENUS) - 1)
+        pile, kitchen_pile = IntIn(0, CUSTOMER_PILES - 1), IntIn(0, KITCHEN_PILES - 1)
+        both = lambda spec: Items(spec, spec)  # noqa: E731
+        kitchen = ListOf(ListOf(kind), max_len=KITCHEN_PILES)
+        menus = ListOf(menu, unique=True)
+        changed = OrNone(Items(kitchen_pile, snack))
+        return {
+            "round": IntIn(1),
+            "tick": IntIn(0),
+            "phase": OneOf(PLAY, INSPECTION, MENU, OVER),
+            "starting_player": IntIn(0, 1),
+            "deck": ListOf(kind, max_len=len(new_deck(True))),
+            "hands": both(OrNone(kind)),
+            "customer": ListOf(ListOf(kind), max_len=CUSTOMER_PILES),
+            "kitchens": both(kitchen),
+            "hurry_ups": IntIn(0, HURRY_UPS_TO_END),
+            "idle": IntIn(0, config["idle_ticks"]),
+            "toques": both(IntIn(0, TOQUES_TO_WIN)),
+            "dishes_left": ListOf(snack, unique=True),
+            "dish": both(OrNone(snack)),
+            "xxl_pile": ListOf(snack, unique=True),
+            "xxl_cards": both(ListOf(snack, unique=True)),
+            "xxl_stacks": both(ListOf(ListOf(kind))),
+            "menu_piles": both(menus),
+            "menu_hands": both(menus),
+            "menus_fulfilled": both(menus),
+            "menus_out": menus,
+            "inspected": both(OrNone(kitchen_pile)),
+            "penalties": both(IntIn(0, NUM_COCKROACHES)),
+            "menu_order": ListOf(IntIn(0, 1), max_len=2, unique=True),
+            "menu_bonus": both(IntIn(0, 1)),
+            "menu_changed": both(changed),
+            "last_tick": OrNone(Record(
+                actions=both(IntIn(0, NUM_ACTIONS - 1)), order=ListOf(IntIn(0, 1), max_len=2, unique=True),
+                result=both(OneOf("wait", "missed", "stopped", "blocked", "done")),
+            )),
+            "last_round": OrNone(Record(
+                round=IntIn(1), points=both(IntIn()), winners=ListOf(IntIn(0, 1), length=(1, 2), unique=True),
+                starting_player=IntIn(0, 1), customer=ListOf(ListOf(kind), max_len=CUSTOMER_PILES),
+                kitchens=both(kitchen), dish=both(OrNone(snack)), xxl_cards=both(ListOf(snack, unique=True)),
+                xxl_stacks=both(ListOf(ListOf(kind))), penalties=both(IntIn(0, NUM_COCKROACHES)),
+                inspected=both(OrNone(kitchen_pile)), menu_bonus=both(IntIn(0, 1)), menu_changed=both(changed),
+                toques_before=both(IntIn(0, TOQUES_TO_WIN)), toques_after=both(IntIn(0, TOQUES_TO_WIN)),
+                withheld=Boolean(),
+            )),
+            "round_scored": OrNone(both(NumberIn(-1, 1))),
+        }
 
     # --- legal actions -------------------------------------------------------------
     def _legal_actions(self, p: int) -> list[int]:
@@ -648,6 +711,16 @@ class SpeedSnacks(SimultaneousGame):
             problems.append(f"toques {self.toques}")
         if self.game_over != (self.phase == OVER) or self.game_over and max(self.toques) != TOQUES_TO_WIN:
             problems.append("game over without a player at 5 toques, or the reverse")
+        if (self.phase == MENU) != bool(self.menu_order) or any(not self.menus_fulfilled[p] for p in self.menu_order):
+            problems.append(f"phase {self.phase!r} with menu_order {self.menu_order}: the Menu phase lasts while a "
+                            "player with a fulfilled Menu card is still to decide")
+        if self.phase == INSPECTION and not (cfg["health_department"] and any(self.kitchens)):
+            problems.append("an inspection without Module 1 or without a kitchen pile to inspect")
+        for p in (0, 1):
+            if self.inspected[p] is not None and self.inspected[p] >= len(self.kitchens[1 - p]):
+                problems.append(f"seat {p} inspected kitchen pile {self.inspected[p]}, which the opponent lacks")
+            if self.menu_changed[p] is not None and self.menu_changed[p][0] >= len(self.kitchens[p]):
+                problems.append(f"seat {p}'s Menu change names kitchen pile {self.menu_changed[p][0]}, which it lacks")
         return problems
 
     # --- text --------------------------------------------------------------------------

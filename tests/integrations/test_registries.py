@@ -141,7 +141,9 @@ def test_an_illegal_action_ends_the_episode_with_the_documented_penalty(name):
     env.reset(seed=1)
     illegal = np.flatnonzero(~env.unwrapped.action_masks())
     obs, reward, terminated, truncated, info = env.step(int(illegal[0]))
+    mask = info.pop("action_mask")  # every step's info carries the mask: none is legal once the episode ended
     assert (reward, terminated, truncated, info) == (-1.0, True, False, {"illegal_action": True})
+    assert mask.dtype == bool and not mask.any()
     raising = gymnasium.make(gym_id(name), illegal_action="raise")
     raising.reset(seed=1)
     with pytest.raises(snack_envs.core.game.IllegalActionError):

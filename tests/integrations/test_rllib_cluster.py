@@ -17,7 +17,7 @@ def test_snack_train_rllib_runs_on_a_cluster_given_its_address(tmp_path, monkeyp
     import ray
     from ray.cluster_utils import Cluster
 
-    from training import train as train_cli
+    from snack_envs.training import train as train_cli
 
     assert not ray.is_initialized()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2, "include_dashboard": False})

@@ -125,7 +125,7 @@ def test_snack_eval_replay_writes_a_gif_or_text(tmp_path):
     from PIL import Image
 
     from snack_envs.agents import RandomPolicy
-    from training.evaluate import record_game
+    from snack_envs.training.evaluate import record_game
 
     gif = record_game("snack_wars_v0", [RandomPolicy(0), RandomPolicy(1)], 4, tmp_path / "game.gif")
     with Image.open(gif) as image:
@@ -134,10 +134,40 @@ def test_snack_eval_replay_writes_a_gif_or_text(tmp_path):
     assert text.startswith("snack_wars_v0, seed 4") and "--- position 0 ---" in text
 
 
+def test_an_mp4_replay_is_an_h264_video_of_every_frame_the_last_one_held(tmp_path):
+    pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
+    import imageio.v2 as imageio
+
+    from snack_envs.agents import RandomPolicy
+    from snack_envs.recording import save_mp4
+    from snack_envs.training.evaluate import record_game
+
+    frames = record_episode("snack_wars_v0", seed=3, max_frames=6)
+    odd = [f[:-1, :-1] for f in frames]  # odd sizes are padded to even ones
+    path = save_mp4(odd, tmp_path / "wars.mp4", fps=4, hold_last=1.0)
+    with imageio.get_reader(path, format="FFMPEG") as reader:
+        meta = reader.get_meta_data()
+        read = [frame for frame in reader]
+    assert meta["codec"] == "h264" and meta["fps"] == 4
+    assert len(read) == 6 + 4 and read[0].shape == (odd[0].shape[0] + 1, odd[0].shape[1] + 1, 3)
+    assert np.abs(read[0][:-1, :-1].astype(int) - odd[0]).mean() < 8  # lossy, but the same picture
+    video = record_game("snack_wars_v0", [RandomPolicy(0), RandomPolicy(1)], 4, tmp_path / "game.mp4")
+    assert video.stat().st_size > 1000 and video.read_bytes()[4:8] == b"ftyp"
+
+
+def test_mp4_without_imageio_says_which_extra_to_install(tmp_path, monkeypatch):
+    from snack_envs.recording import save_mp4
+
+    monkeypatch.setitem(sys.modules, "imageio", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "imageio.v2", None)
+    with pytest.raises(ImportError, match=r"snack-envs\[render\]"):
+        save_mp4([np.zeros((10, 10, 3), np.uint8)], tmp_path / "x.mp4")
+
+
 def test_snack_play_replay_writes_the_game_even_when_the_player_quits(tmp_path):
     from PIL import Image
 
-    from training.play import play
+    from snack_envs.training.play import play
 
     for path in (tmp_path / "quit.gif", tmp_path / "quit.txt"):
         said = []
@@ -167,7 +197,7 @@ def test_record_episode_takes_functions_and_act_only_objects_and_replays_alike_f
 @pytest.mark.parametrize("name", ["snack_rabbits_v0", "speed_snacks_v1"])
 def test_snack_play_plays_a_whole_game_and_tells_what_the_opponents_did(name):
     from snack_envs import specs
-    from training.play import play
+    from snack_envs.training.play import play
 
     said = []
 

@@ -214,7 +214,9 @@ def test_solo_illegal_actions_end_the_episode_or_raise():
     env.reset(seed=1)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     obs, reward, terminated, truncated, info = env.step(illegal)
+    mask = info.pop("action_mask")  # every step's info carries the mask: none is legal once the episode ended
     assert (reward, terminated, truncated, info) == (-1.0, True, False, {"illegal_action": True})
+    assert not mask.any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
     strict = SnackTimeSoloEnv(illegal_action="raise")

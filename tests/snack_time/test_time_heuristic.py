@@ -29,7 +29,7 @@ from tests.snack_time.time_scripted import (
     new_game,
     set_traits,
 )
-from training.evaluate import mean_interval, play_game
+from snack_envs.training.evaluate import mean_interval, play_game
 
 ENV = "snack_time_v0"
 OPTIONS = ("rat_snacks", "advanced_entrances", "advanced_traps")

@@ -24,7 +24,7 @@ from tests.snack_wars.wars_positions import (
     TEMPURA,
     position,
 )
-from training.evaluate import head_to_head, play_game
+from snack_envs.training.evaluate import head_to_head, play_game
 
 
 def decision(game: SnackWars, seat: int = 0) -> int:

@@ -35,7 +35,7 @@ from snack_envs.speed_snacks.rules import (
 )
 from tests.helpers import Checked, play_first_legal
 from tests.speed_snacks.scripted import BURGER, DONER, FRIES, HOTDOG, HU, PIZZA, ROACH, SUSHI, table
-from training.evaluate import head_to_head, play_game
+from snack_envs.training.evaluate import head_to_head, play_game
 
 ENV = "speed_snacks_v1"
 ALL_MODULES = dict.fromkeys(MODULES, True)

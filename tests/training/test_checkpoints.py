@@ -10,9 +10,10 @@ pytest.importorskip("sb3_contrib")
 
 from snack_envs.agents import heuristic_policy  # noqa: E402
 from snack_envs.checkpoints import load_policy, read_metadata  # noqa: E402
-from training.evaluate import play_game  # noqa: E402
-from training.ship import CHECKPOINT_DIR, measure_bar  # noqa: E402
+from snack_envs.training.evaluate import play_game  # noqa: E402
+from snack_envs.training.ship import measure_bar  # noqa: E402
 
+CHECKPOINT_DIR = Path(__file__).resolve().parents[2] / "checkpoints"  # the repository's shipped checkpoints
 CHECKPOINTS = sorted(CHECKPOINT_DIR.glob("*.zip"))
 REQUIRED = {"env_name", "env_version", "env_options", "num_players", "observation_size", "num_actions", "config",
             "seed", "timesteps", "wall_time_s", "library_versions", "evaluation", "bar"}
@@ -51,10 +52,10 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     from sb3_contrib import MaskablePPO
 
     from snack_envs.checkpoints import CheckpointError, save_checkpoint
-    from training.average import average
-    from training.config import load_config
-    from training.backends.sb3 import make_vec_env
-    from training.run import checkpoint_metadata
+    from snack_envs.training.average import average
+    from snack_envs.training.config import load_config
+    from snack_envs.training.backends.sb3 import make_vec_env
+    from snack_envs.training.run import checkpoint_metadata
 
     def tiny(name, seed, config_name="snack_rabbits"):
         config = load_config(config_name, ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "algo.net_arch=[16]"])
@@ -76,7 +77,7 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
 
 
 def test_the_bar_for_snack_time_asks_for_both_the_win_rate_and_the_mean_scores():
-    from training.ship import verdict
+    from snack_envs.training.ship import verdict
 
     def result(win_rate, low, high, hero=(50.0, 49.0, 51.0), villain=(45.0, 44.0, 46.0)):
         return {"win_rate": win_rate, "win_rate_ci95": [low, high], "hero_mean_score_ci95": list(hero),

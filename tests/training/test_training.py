@@ -17,8 +17,8 @@ from snack_envs.agents import RandomPolicy
 from snack_envs.checkpoints import CheckpointError, env_facts, load_policy, save_checkpoint
 from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.single_agent import SingleAgentEnv
-from training.config import load_config
-from training.evaluate import fit_elo, head_to_head, tournament, wilson_interval
+from snack_envs.training.config import load_config
+from snack_envs.training.evaluate import fit_elo, head_to_head, tournament, wilson_interval
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
@@ -222,7 +222,7 @@ def test_opponent_mix_draws_many_seats_at_once_by_the_same_weights():
 
 
 def test_sb3_self_play_env_draws_each_opponent_seat_on_its_own(tmp_path):
-    from training.backends.sb3 import SelfPlayEnv
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
 
     config = load_config("snack_wars", ["env.num_players=3", "opponents.random=0.5", "opponents.heuristic=0.5",
                                         "opponents.self=0"])
@@ -304,7 +304,7 @@ def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through
         load_config("snack_wars", ["algo.policy=grid"])
     with pytest.raises(ConfigError, match="algo.policy"):
         load_config("snack_time", ["algo.policy=transformer"])
-    from training.backends.rllib import build_config
+    from snack_envs.training.backends.rllib import build_config
 
     with pytest.raises(ConfigError, match="rllib backend builds MLPs only"):
         build_config(load_config("snack_time", ["algo.policy=grid"]))
@@ -383,7 +383,7 @@ def test_evaluator_on_scripted_agents_with_a_known_result():
 
 
 def test_tournament_table_files_and_symmetry(tmp_path):
-    from training.evaluate import format_table, write_outputs
+    from snack_envs.training.evaluate import format_table, write_outputs
 
     results = tournament("snack_rabbits_v0", {"random": RandomPolicy(1), "stopper": AlwaysLast()}, games=10)
     rates = {(m["hero"], m["villain"]): m["win_rate"] for m in results["matches"]}
@@ -417,7 +417,7 @@ def test_config_loader_rejects_bad_configs(overrides, message):
 
 
 def test_every_shipped_config_loads(tmp_path):
-    from training.config import CONFIG_DIR
+    from snack_envs.training.config import CONFIG_DIR
 
     for path in CONFIG_DIR.glob("*.yaml"):
         config = load_config(path)
@@ -431,7 +431,7 @@ def test_every_shipped_config_loads(tmp_path):
 
 # --- a whole (tiny) training run, resumed --------------------------------------------------
 def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
-    from training.backends.sb3 import train
+    from snack_envs.training.backends.sb3 import train
 
     config = load_config(None, ["timesteps=256", "n_envs=2", "algo.n_steps=64", "algo.batch_size=64", "algo.n_epochs=1",
                                 "algo.net_arch=[16]", "eval.every=128", "eval.games=4", "eval.final_games=6",
@@ -463,7 +463,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     from sb3_contrib import MaskablePPO
 
     from snack_envs.checkpoints import CheckpointError
-    from training.backends.sb3 import make_vec_env, start_from
+    from snack_envs.training.backends.sb3 import make_vec_env, start_from
 
     shipped = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_rabbits_v0.zip"
     config = load_config("snack_rabbits", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", f"init_from={shipped}"])
@@ -476,7 +476,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     lineage = start_from(model, shipped, config)
     parent = json.loads(shipped.with_suffix(".json").read_text())
     assert lineage == [{"checkpoint": str(shipped), "timesteps": parent["timesteps"], "wall_time_s": parent["wall_time_s"]}]
-    from training.run import checkpoint_metadata
+    from snack_envs.training.run import checkpoint_metadata
 
     meta = checkpoint_metadata(config, 1000, {"started": 0.0, "wall_time_before": 0.0, "lineage": lineage})
     assert meta["lineage_timesteps"] == 1000 + parent["timesteps"] and meta["lineage"] == lineage
@@ -493,8 +493,8 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
 def test_imitation_clones_the_heuristic_into_a_fresh_policy():
     from sb3_contrib import MaskablePPO
 
-    from training.backends.sb3 import SelfPlayEnv, make_vec_env
-    from training.imitate import clone, collect
+    from snack_envs.training.backends.sb3 import SelfPlayEnv, make_vec_env
+    from snack_envs.training.imitate import clone, collect
 
     config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
     data = collect(SelfPlayEnv(config), config, games=60, seed=1)
@@ -524,8 +524,8 @@ def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives
     from snack_envs.agents import heuristic_policy
     from snack_envs.networks import GridPolicy
     from snack_envs.snack_time.observation import GRID
-    from training.backends.sb3 import SelfPlayEnv
-    from training.imitate import clone, collect
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+    from snack_envs.training.imitate import clone, collect
 
     config = load_config("snack_time", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64"])
     data = collect(SelfPlayEnv(config), config, games=3, seed=5)

@@ -1,7 +1,7 @@
 """`snack-train --backend rllib`: the same YAML configs, trained with Ray RLlib's multi-agent PPO.
 
     snack-train --backend rllib                                       # quick-start config, a local Ray
-    snack-train --backend rllib --config configs/snack_rabbits.yaml --set vec_env=subproc --set n_envs=32 \\
+    snack-train --backend rllib --config snack_rabbits --set vec_env=subproc --set n_envs=32 \\
                 --address 10.0.0.5:6379                               # an existing Ray cluster
 
 Needs `pip install "snack-envs[rllib]"` (on every node of a cluster). The
@@ -19,14 +19,22 @@ How the config maps onto RLlib:
   lambda_, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, clip_range ->
   clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens; only
   `policy: mlp` (the convolutional `grid` policy is SB3's).
+- `timesteps`, `eval.every` and `opponents.snapshot_every` count the learner's
+  steps (module "main"'s decisions: RLlib's `num_module_steps_sampled`), as in
+  the SB3 backend, not the env steps of every seat; a run stops at the first
+  iteration that reaches `timesteps`. (`n_steps * n_envs`, the batch of one
+  iteration, is RLlib's count of env steps, every seat's.)
 - `opponents`: drawn per agent and episode by `snack_envs.opponents`, as in the
   SB3 backend (`snack_envs.integrations.rllib.OpponentMapping`).
 - `eval`: every `eval.every` timesteps "main" (argmax over legal actions) plays
-  `eval.games` games against each `eval.opponents` with `training.evaluate`;
+  `eval.games` games against each `eval.opponents` with `snack_envs.training.evaluate`;
   then the Algorithm is checkpointed to <run>/checkpoint (so `--resume` goes on
   from there) beside state.json, eval.csv and TensorBoard scalars under tb/
   (the SB3 backend's tags, so learning_curve.png is drawn the same way; the
   run's files are training/run.py's).
+SIGINT / SIGTERM stop the run after the current iteration, with <run>/checkpoint
+and state.json saved (exit status 130 / 143; training/run.py). A resumed run that
+has final.json is finished unless its config.json asks for more timesteps.
 At the end: a final evaluation, the Algorithm checkpoint <run>/final with
 final.json (game facts, config, evaluation, library versions); load the learner
 with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
@@ -38,13 +46,15 @@ import os
 import shutil
 from pathlib import Path
 
-from snack_envs.checkpoints import library_versions, write_json_atomic
+from snack_envs.checkpoints import RLLIB_RUN_FORMAT, library_versions, write_json_atomic
 from snack_envs.core.game import ConfigError
-from training.run import (
-    checkpoint_metadata, eval_due, evaluate, learning_curve, save_state, snapshot_due, start_run, train_result, write_eval,
+from snack_envs.training.config import check_config
+from snack_envs.training.run import (
+    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, read_state,
+    resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
-FORMAT = "snack-envs-rllib-checkpoint/1"
+FORMAT = RLLIB_RUN_FORMAT
 
 
 def runners(config: dict) -> tuple[int, int]:
@@ -119,49 +129,94 @@ def start_ray(address: str | None, config: dict) -> bool:
     return True
 
 
+def learner_steps(result: dict, learner: str = "main") -> int:
+    """The learner's steps in one `algo.train()` result: the decisions of module `learner` (RLlib's
+    `num_module_steps_sampled`), not `num_env_steps_sampled`, which counts every seat's moves; so that
+    `timesteps` means what it means in the SB3 backend."""
+    return int(result["env_runners"].get("num_module_steps_sampled", {}).get(learner, 0))
+
+
 def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
-    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints."""
+    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
+    On SIGINT / SIGTERM: saves the run after the current iteration and raises TrainingInterrupted (training/run.py)."""
+    config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    if config["vec_env"] == "batched":  # the game configs' default, an SB3 VecEnv: RLlib samples its own envs
+        print("vec_env=batched is the SB3 backend's; the rllib backend samples with vec_env=dummy")
+        config = {**config, "vec_env": "dummy"}
+    if config["algo"].get("policy", "mlp") != "mlp":
+        raise ConfigError(f"algo.policy={config['algo']['policy']!r}: the rllib backend builds MLPs only (algo.net_arch); use the sb3 backend")
+    if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
+        return done
     import ray
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     from snack_envs.integrations.rllib import LEARNER, add_snapshot
 
-    if config["vec_env"] == "batched":
-        raise ConfigError("vec_env=batched is for the SB3 backend; with --backend rllib use dummy or subproc")
     torch.set_num_threads(config["torch_threads"])
     state = start_run(config, run_dir, resume)
+    if resume and not (run_dir / "checkpoint").is_dir():
+        raise ConfigError(f"{run_dir} has no checkpoint folder to resume from")
     started_ray = start_ray(address, config)
     tb = SummaryWriter(str(run_dir / "tb" / "rllib"))
+    resume_line = f"resume with: {resume_command(run_dir, 'rllib')}"
+    steps = state["timesteps"]
     try:
-        algo = build_config(config, tuple(state["snapshots"])).build_algo()
-        if resume:
-            algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
-        steps = state["timesteps"]
-        while steps < config["timesteps"]:
-            result = algo.train()
-            steps += int(result["env_runners"]["num_env_steps_sampled"])
-            if snapshot_due(config, state, steps):
-                add_snapshot(algo, config["opponents"]["max_snapshots"])
-                state["snapshots"] = list(algo.config.policy_mapping_fn.snapshots)
-                state["last_snapshot"] = steps
-            returns = result["env_runners"].get("module_episode_returns_mean", {})
-            if LEARNER in returns:
-                tb.add_scalar("rollout/ep_rew_mean", returns[LEARNER], steps)
-            print(f"[{steps} steps] iteration {algo.iteration}: mean return of {LEARNER} "
-                  f"{returns.get(LEARNER, float('nan')):.3f}, snapshots {state['snapshots']}", flush=True)
-            due = eval_due(config, state, steps)
-            if due and steps < config["timesteps"]:  # the last one is the final evaluation below
-                results = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["games"], 10_000 + steps)
-                write_eval(run_dir, steps, results, scalar_logger(tb, steps))
-            if due or steps >= config["timesteps"]:
-                state["last_eval"] = steps if due else state["last_eval"]
-                save_algorithm(algo, run_dir / "checkpoint")
-                save_state(run_dir, state, steps)
-        final = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["final_games"], seed=1_000_000)
-        write_eval(run_dir, steps, final, scalar_logger(tb, steps))
-        path = save_algorithm(algo, run_dir / "final")
-        algo.stop()
+        with StopSignals() as stop:  # after ray.init, which sets handlers of its own (put back on exit)
+            try:
+                algo = build_config(config, tuple(state["snapshots"])).build_algo()
+                if resume:
+                    algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
+                while steps < config["timesteps"] and stop.signum is None:
+                    result = algo.train()
+                    steps += learner_steps(result, LEARNER)
+                    if snapshot_due(config, state, steps):
+                        with stop.critical():
+                            add_snapshot(algo, config["opponents"]["max_snapshots"])
+                            state["snapshots"] = list(algo.config.policy_mapping_fn.snapshots)
+                            state["last_snapshot"] = steps
+                    returns = result["env_runners"].get("module_episode_returns_mean", {})
+                    if LEARNER in returns:
+                        tb.add_scalar("rollout/ep_rew_mean", returns[LEARNER], steps)
+                    print(f"[{steps} steps] iteration {algo.iteration}: mean return of {LEARNER} "
+                          f"{returns.get(LEARNER, float('nan')):.3f}, snapshots {state['snapshots']}", flush=True)
+                    due = eval_due(config, state, steps)
+                    if due and steps < config["timesteps"]:  # the last one is the final evaluation below
+                        try:
+                            with stop.at_once():
+                                results = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["games"], 10_000 + steps)
+                        except Interrupted:
+                            due = False  # evaluated again once resumed
+                        else:
+                            write_eval(run_dir, steps, results, scalar_logger(tb, steps))
+                    if due or steps >= config["timesteps"] or stop.signum is not None:
+                        with stop.critical():  # the Algorithm after its update, and the state that goes with it
+                            state["last_eval"] = steps if due else state["last_eval"]
+                            save_algorithm(algo, run_dir / "checkpoint")
+                            save_state(run_dir, state, steps)
+                if stop.signum is not None:
+                    if not (run_dir / "state.json").is_file():  # stopped before a fresh run's first iteration
+                        with stop.critical():
+                            save_algorithm(algo, run_dir / "checkpoint")
+                            save_state(run_dir, state, steps)
+                    raise stopped(stop.signum, f"stopped at {steps} timesteps; saved {run_dir / 'checkpoint'} and "
+                                               f"state.json; {resume_line}")
+                with stop.at_once():
+                    final = evaluate_module(algo.get_module(LEARNER), config, config["eval"]["final_games"], seed=1_000_000)
+                with stop.critical():
+                    write_eval(run_dir, steps, final, scalar_logger(tb, steps))
+                    path = save_algorithm(algo, run_dir / "final")
+            except Interrupted as interrupted:
+                if not (run_dir / "state.json").is_file():
+                    raise stopped(interrupted.signum, "stopped before the run's first checkpoint: nothing to resume; "
+                                                      "start it again") from None
+                saved = read_state(run_dir)["timesteps"]
+                if interrupted.forced or saved < config["timesteps"]:
+                    raise stopped(interrupted.signum, f"stopped at once: the work since the last checkpoint ({saved} "
+                                                      f"timesteps) is lost; {resume_line}") from None
+                raise stopped(interrupted.signum, f"stopped in the final evaluation, after all {saved} timesteps (saved in "
+                                                  f"{run_dir / 'checkpoint'}); {resume_line} to evaluate it") from None
+            algo.stop()
     finally:
         tb.close()
         if started_ray:
@@ -175,5 +230,5 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
 
 
 def scalar_logger(tb, steps: int):
-    """`log_scalar(tag, value)` at `steps` for `training.run.write_eval`."""
+    """`log_scalar(tag, value)` at `steps` for `snack_envs.training.run.write_eval`."""
     return lambda tag, value: tb.add_scalar(tag, value, steps)

@@ -4,22 +4,35 @@ The learner plays one random seat of `SingleAgentEnv`; each opponent seat
 draws, per episode, random / heuristic / a frozen snapshot of the learner by
 the weights in `opponents:` (`snack_envs.opponents`; snapshots join the pool
 every `opponents.snapshot_every` timesteps, at most `max_snapshots`, oldest
-dropped; until the first exists its weight goes to the heuristic).
+dropped, from the pool and from <run>/snapshots/ alike; until the first exists
+its weight goes to the heuristic).
 With `imitation.games` > 0 a fresh run first clones the heuristic bot
 (training/imitate.py), so PPO starts from its play instead of from random.
+`timesteps` counts the learner's steps; a run ends at the first update at or
+past it (a whole number of rollouts of `algo.n_steps` x `n_envs` steps).
 Every `eval.every` timesteps the learner (deterministic, masked) plays
 `eval.games` games against each `eval.opponents`; results go to TensorBoard,
 eval.csv and the progress line, and the run is checkpointed atomically
-(latest.zip + state.json), so an interrupted run resumes where it stopped.
-A resumed run reads the run's config.json, so editing it first continues the
-run with other settings (more timesteps, a lower learning rate, another
-opponent mix or reward mode; `algo.n_steps` and the network stay as saved).
-At the end: a final evaluation over `eval.final_games` games, the checkpoint
-`final.zip` with its metadata, and learning_curve.png (training/run.py).
+(latest.zip + state.json). Snapshots, evaluations and checkpoints fall between
+rollouts, after an update, so latest.zip always holds the newest weights with
+the steps they learnt from, and an interrupted run resumes exactly where it
+stopped. SIGINT / SIGTERM stop the run at the next step, save latest.zip and
+state.json as of the last update, print how to resume and exit with 130 / 143
+(training/run.py: `StopSignals`, `TrainingInterrupted`).
+A resumed run reads the run's config.json, checked as a fresh config is, so
+editing it first continues the run with other settings (more timesteps, a lower
+learning rate, another opponent mix or reward mode; `algo.n_steps` and the
+network stay as saved). A finished run (final.zip) resumed without more
+timesteps says so and changes nothing; with more, it trains on from its final
+weights to a new final.zip.
+At the end: latest.zip at the last update, a final evaluation over
+`eval.final_games` games, the checkpoint `final.zip` with its metadata, and
+learning_curve.png (training/run.py).
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +40,14 @@ import numpy as np
 
 from snack_envs.agents import Policy, RandomPolicy, heuristic_policy
 from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_fits, load_policy, read_metadata, save_checkpoint
-from snack_envs.single_agent import SingleAgentEnv
-from training.imitate import kickstart
+from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
-from training.run import (
-    checkpoint_metadata, eval_due, evaluate, learning_curve, save_state, snapshot_due, start_run, train_result, write_eval,
+from snack_envs.single_agent import SingleAgentEnv
+from snack_envs.training.config import check_config
+from snack_envs.training.imitate import kickstart
+from snack_envs.training.run import (
+    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, prune_snapshots,
+    read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
 
@@ -85,8 +101,12 @@ def make_vec_env(config: dict, run_dir: Path):
     monitor_dir = run_dir / "monitor"
     monitor_dir.mkdir(parents=True, exist_ok=True)
 
+    subproc = config["vec_env"] == "subproc"
+
     def factory(i: int):
         def make():
+            if subproc:  # in the worker: Ctrl-C (sent to the whole process group) is the main process's to handle
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
             return Monitor(SelfPlayEnv(config), str(monitor_dir / f"env{i}"), override_existing=False)
 
         return make
@@ -102,27 +122,75 @@ def evaluate_model(model, config: dict, games: int, seed: int) -> dict[str, dict
     return evaluate(CheckpointPolicy(model, "learner"), config, games, seed)
 
 
-def make_callback(config: dict, run_dir: Path, state: dict):
+def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
+    """The run's bookkeeping inside `model.learn`. Snapshots, evaluations and checkpoints happen at the
+    start of a rollout, where the weights are those of the update just done and `num_timesteps` counts
+    the steps that update learnt from: a checkpoint there resumes exactly as the run would have gone on.
+    A stop signal ends the rollout at its next step, and the run is saved as it was at the rollout's start."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class TrainingCallback(BaseCallback):
+        boundary = 0  # num_timesteps where the current rollout started (the last update's count)
+
+        def _on_rollout_start(self) -> None:
+            self.boundary = steps = self.num_timesteps
+            if stop.signum is not None:
+                return  # stopping: the first _on_step ends the rollout
+            try:
+                if snapshot_due(config, state, steps):
+                    with stop.critical():
+                        path = run_dir / "snapshots" / f"step{steps}.zip"
+                        save_checkpoint(self.model, path, checkpoint_metadata(config, steps, state))
+                        self.training_env.env_method("add_snapshot", str(path))
+                        state["snapshots"] = (state["snapshots"] + [str(path)])[-config["opponents"]["max_snapshots"]:]
+                        state["last_snapshot"] = steps
+                if eval_due(config, state, steps):
+                    with stop.at_once():
+                        results = evaluate_model(self.model, config, config["eval"]["games"], seed=10_000 + steps)
+                    with stop.critical():
+                        write_eval(run_dir, steps, results, self.logger.record)
+                        self.logger.dump(steps)
+                        state["last_eval"] = steps
+                        save_run(self.model, run_dir, config, state, steps)
+            except Interrupted:
+                pass  # stop.signum is set: the first _on_step ends the rollout, _on_training_end saves
+
+        cut = False  # whether a stop signal broke off a rollout
+
         def _on_step(self) -> bool:
-            steps = self.num_timesteps
-            if snapshot_due(config, state, steps):
-                path = run_dir / "snapshots" / f"step{steps}.zip"
-                save_checkpoint(self.model, path, checkpoint_metadata(config, steps, state))
-                self.training_env.env_method("add_snapshot", str(path))
-                state["snapshots"] = (state["snapshots"] + [str(path)])[-config["opponents"]["max_snapshots"]:]
-                state["last_snapshot"] = steps
-            if eval_due(config, state, steps):
-                state["last_eval"] = steps
-                results = evaluate_model(self.model, config, config["eval"]["games"], seed=10_000 + steps)
-                write_eval(run_dir, steps, results, self.logger.record)
-                save_checkpoint(self.model, run_dir / "latest.zip", checkpoint_metadata(config, steps, state))
-                save_state(run_dir, state, steps)
-            return True
+            self.cut = stop.signum is not None
+            return not self.cut
+
+        def _on_training_end(self) -> None:
+            # After the last update (done), or inside a rollout a signal cut short: then the rollout's
+            # steps are dropped, and the weights (unchanged since its start) are saved at its start's count.
+            if self.cut:
+                self.model.num_timesteps = self.boundary
+            with stop.critical():
+                save_run(self.model, run_dir, config, state, self.model.num_timesteps)
 
     return TrainingCallback()
+
+
+def save_run(model, run_dir: Path, config: dict, state: dict, steps: int) -> None:
+    """latest.zip (+ .json) and state.json at `steps`, then the snapshots the pool dropped are deleted."""
+    save_checkpoint(model, run_dir / "latest.zip", checkpoint_metadata(config, steps, state))
+    save_state(run_dir, state, steps)
+    prune_snapshots(run_dir, state)
+
+
+def resume_checkpoint(run_dir: Path) -> Path:
+    """The newest checkpoint of a run to resume from: latest.zip, or final.zip where that has more timesteps."""
+    import json
+
+    def steps(path: Path) -> int:
+        meta = path.with_suffix(".json")
+        return json.loads(meta.read_text()).get("timesteps", -1) if meta.is_file() and path.is_file() else -1
+
+    latest, final = run_dir / "latest.zip", run_dir / "final.zip"
+    if steps(latest) < 0 and steps(final) < 0:
+        raise ConfigError(f"{run_dir} has no checkpoint (latest.zip with latest.json) to resume from")
+    return final if steps(final) >= steps(latest) else latest
 
 
 def start_from(model, path: Path, config: dict) -> list[dict]:
@@ -143,44 +211,89 @@ def policy_for(env_name: str, kind: str, net_arch: list[int]) -> tuple[Any, dict
     on a grid, the convolutional GridPolicy (snack_envs/networks.py; `net_arch` unused)."""
     if kind == "grid":
         from snack_envs.networks import GridPolicy
-        from training.config import grid_spec
+        from snack_envs.training.config import grid_spec
 
         return GridPolicy, {"grid": grid_spec(env_name)}
     return "MlpPolicy", {"net_arch": net_arch}
 
 
 def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
-    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints."""
+    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
+    On SIGINT / SIGTERM: saves the run and raises TrainingInterrupted (training/run.py)."""
+    config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    if resume and (done := finished_run(run_dir, config, run_dir / "final.zip")):
+        return done
     import torch
-    from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(config["torch_threads"])
+    with StopSignals() as stop:
+        return _train(config, run_dir, resume, stop)
+
+
+def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict:
+    from sb3_contrib import MaskablePPO
+
     state = start_run(config, run_dir, resume)
-    vec = make_vec_env(config, run_dir)
-    for path in state["snapshots"]:
-        vec.env_method("add_snapshot", path)
-    algo = dict(config["algo"])
-    net_arch = algo.pop("net_arch")
+    state["snapshots"] = state["snapshots"][-config["opponents"]["max_snapshots"]:]
+    resume_line = f"resume with: {resume_command(run_dir)}"
     if resume:
-        # The config's scalar settings win over those saved in the model, so a resumed run can be
-        # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
-        scalars = {k: v for k, v in algo.items() if k not in ("n_steps", "policy")}
-        model = MaskablePPO.load(run_dir / "latest.zip", env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
-                                 custom_objects=scalars)
-    else:
-        policy, policy_kwargs = policy_for(config["env"]["name"], algo.pop("policy", "mlp"), net_arch)
-        model = MaskablePPO(policy, vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
-                            policy_kwargs=policy_kwargs, **algo)
-        if config.get("init_from"):
-            state["lineage"] = start_from(model, Path(config["init_from"]), config)
-        state["imitation"] = kickstart(model, config, lambda: SelfPlayEnv(config))
-    remaining = config["timesteps"] - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=make_callback(config, run_dir, state), progress_bar=True, reset_num_timesteps=not resume)
-    vec.close()
-    final = evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
-    state["timesteps"] = model.num_timesteps
-    meta = checkpoint_metadata(config, model.num_timesteps, state, evaluation=final)
-    path = save_checkpoint(model, run_dir / "final.zip", meta)
+        checkpoint = resume_checkpoint(run_dir)
+        try:
+            check_fits(read_metadata(checkpoint), config["env"]["name"], config["env"]["num_players"])
+        except CheckpointError as error:
+            raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
+    vec = make_vec_env(config, run_dir)
+    try:
+        for path in state["snapshots"]:
+            vec.env_method("add_snapshot", str(run_dir / "snapshots" / Path(path).name))
+        algo = dict(config["algo"])
+        net_arch = algo.pop("net_arch")
+        if resume:
+            # The config's scalar settings win over those saved in the model, so a resumed run can be
+            # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
+            scalars = {k: v for k, v in algo.items() if k not in ("n_steps", "policy")}
+            model = MaskablePPO.load(checkpoint, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
+                                     custom_objects=scalars)
+            state["timesteps"] = model.num_timesteps
+        else:
+            policy, policy_kwargs = policy_for(config["env"]["name"], algo.pop("policy", "mlp"), net_arch)
+            model = MaskablePPO(policy, vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
+                                policy_kwargs=policy_kwargs, **algo)
+            if config.get("init_from"):
+                state["lineage"] = start_from(model, Path(config["init_from"]), config)
+            with stop.at_once():
+                state["imitation"] = kickstart(model, config, lambda: SelfPlayEnv(config))
+        remaining = config["timesteps"] - model.num_timesteps
+        if remaining > 0:
+            from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
+
+            bar = ProgressBarCallback()
+            try:
+                model.learn(remaining, callback=CallbackList([make_callback(config, run_dir, state, stop), bar]),
+                            reset_num_timesteps=not resume)
+            finally:
+                if getattr(bar, "pbar", None) is not None:
+                    bar.pbar.close()  # closed already, unless a second signal broke off learn()
+            if stop.signum is not None:
+                raise stopped(stop.signum, f"stopped at {model.num_timesteps} timesteps; saved {run_dir / 'latest.zip'} "
+                                           f"and state.json; {resume_line}")
+    except Interrupted as interrupted:
+        if not (run_dir / "state.json").is_file():
+            raise stopped(interrupted.signum, f"stopped before the run's first checkpoint: nothing to resume; "
+                                              f"start it again") from None
+        raise stopped(interrupted.signum, f"stopped at once: the work since the last checkpoint "
+                                          f"({read_state(run_dir)['timesteps']} timesteps) is lost; {resume_line}") from None
+    finally:
+        vec.close()
+    try:
+        with stop.at_once():
+            final = evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
+    except Interrupted as interrupted:
+        raise stopped(interrupted.signum, f"stopped in the final evaluation, after all {model.num_timesteps} timesteps "
+                                          f"(saved in {run_dir / 'latest.zip'}); {resume_line} to evaluate it") from None
+    with stop.critical():
+        state["timesteps"] = model.num_timesteps
+        meta = checkpoint_metadata(config, model.num_timesteps, state, evaluation=final)
+        path = save_checkpoint(model, run_dir / "final.zip", meta)
     learning_curve(run_dir)
     return train_result(path, final, meta, model.num_timesteps)

@@ -1,0 +1,370 @@
+"""Bad input to the environments and their views gets a clear error and changes nothing (issue 17,
+"Environments and views"): one test per line of the issue, each over every env or view it concerns.
+
+1. impossible snapshots (`load_state_dict`, `Game.from_dict`) are refused naming the field;
+2. the Gymnasium views take only integers as actions;
+3. stepping before reset() or after the end says to call reset();
+4. seeds are checked up front;
+5. unknown reset options are refused (warned about where PettingZoo's API test needs them accepted);
+6. `opponents="heuristic"` is one spec, not a list of letters;
+7. every single-agent view puts the action mask in `info["action_mask"]`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+
+import snack_envs
+from snack_envs import specs
+from snack_envs.core.game import ConfigError, IllegalActionError
+from snack_envs.registration import gymnasium_ids, register_gymnasium
+from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal
+
+ENVS = list(snack_envs.ENV_NAMES)
+PARALLEL = [n for n in ENVS if is_parallel(n)]
+register_gymnasium()
+GYM_IDS = gymnasium_ids()  # one per game, and Snack Time's solo mode
+MULTI_GYM_IDS = [spec.gym_id for spec in specs.SPECS]
+
+
+def live_env(name: str, steps: int = 6):
+    """The game's raw env (its own API) a few random steps into a seeded game."""
+    env = specs.get(name).raw_env()
+    rng = np.random.default_rng(5)
+    if is_parallel(name):
+        observations, _ = env.reset(seed=5)
+        for _ in range(steps):
+            observations, *_ = env.step(random_joint(env, observations, rng))
+    else:
+        env.reset(seed=5)
+        for _ in range(steps):
+            env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    return env
+
+
+def frozen(env) -> str:
+    return json.dumps(env.state_dict(), sort_keys=True)
+
+
+# --- 1. impossible snapshots ----------------------------------------------------------------------------
+def _set(path: str, value):
+    """An edit of a snapshot: set the item at `path` ("game.state.white.0") to `value`."""
+
+    def edit(snap: dict) -> None:
+        *parents, last = path.split(".")
+        node = snap
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    return edit
+
+
+def _delete(path: str):
+    def edit(snap: dict) -> None:
+        *parents, last = path.split(".")
+        node = snap
+        for key in parents:
+            node = node[key]
+        del node[last]
+
+    return edit
+
+
+def _call(path: str, method: str, *args):
+    def edit(snap: dict) -> None:
+        node = snap
+        for key in path.split("."):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        getattr(node, method)(*args)
+
+    return edit
+
+
+def _other_agent_to_act(snap: dict) -> None:
+    snap["agent_selection"] = next(a for a in snap["agents"] if a != snap["agent_selection"])
+
+
+S = "game.state."
+TURN_CASES = [  # the AEC envs' episode state
+    ("wrong agent to act", _other_agent_to_act, r"agent_selection = 'player_\d', but seat \d \('player_\d'\) is to act"),
+    ("termination not a bool", _set("terminations.player_0", "no"), r"terminations = .* must map each agent"),
+]
+# (id, edit, what the message must name), for every game
+COMMON_CASES = [
+    ("current_player out of range", _set(S + "current_player", 7), r"current_player = 7 is out of range"),
+    ("game_over not a bool", _set(S + "game_over", "no"), r"game_over = 'no' must be true or false"),
+    ("missing state field", _delete(S + "deck"), r"missing field\(s\) \['deck'\]"),
+    ("unknown state field", _set(S + "cheat", 1), r"unknown field\(s\) \['cheat'\]"),
+    ("missing rng", _delete("game.rng"), r"missing key\(s\) \['rng'\]"),
+    ("bad rng state", _set("game.rng.state", "x"), r"rng = .* is no state of its bit generator"),
+    ("unknown card id", _set(S + "deck.0", 999), r"deck\[0\] = 999 is out of range"),
+    ("deck a string", _set(S + "deck", "cards"), r"deck = 'cards' must be a list"),
+    ("bad option", _set("game.config", {"nonsense": 1}), r"unknown option\(s\) \['nonsense'\]"),
+    ("negative num_steps", _set("num_steps", -1), r"num_steps = -1 must be a non-negative int"),
+    ("seat agent twice", _set("seat_agents", ["player_0", "player_0"]), r"seat_agents = .* must list each of"),
+    ("unknown agent", _set("agents.0", "mallory"), r"agents = \['mallory'.* must be a list of distinct agents"),
+    ("missing snapshot key", _delete("agents"), r"lacks the key\(s\) \['agents'\]"),
+]
+GAME_CASES = {
+    "snack_rabbits_v0": [
+        ("negative die", _set(S + "white.0", -1), r"white\[0\] = -1 is out of range 0..8"),
+        ("pool -3", _set(S + "pool", -3), r"pool = -3 is out of range 0..8"),
+        ("9999 cards", _set(S + "collections.0.0", 9999), r"collections\[0\]\[0\] = 9999 is out of range"),
+        ("dice not conserved", _set(S + "pool", 8), r"impossible: white dice: pool 8"),
+        ("a card lost", _call(S + "deck", "pop", 0), r"impossible: \w+: \d+ cards accounted for"),
+        ("farmer", _set(S + "farmer_revealed", 1), r"farmer_revealed = 1 must be true or false"),
+    ],
+    "snack_wars_v0": [
+        ("raccoons 10**6", _set(S + "raccoons.0", 10**6), r"raccoons\[0\] = 1000000 is out of range 0..10"),
+        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of \['choose', 'steal', 'discard'\]"),
+        ("9999 cards", _set(S + "collections.1.0", 9999), r"collections\[1\]\[0\] = 9999 is out of range"),
+        ("a card made up", _call(S + "deck", "append", 0), r"impossible: macaron: \d+ cards accounted for"),
+        ("steal phase without steals", _set(S + "phase", "steal"), r"impossible: .*steal phase with no steal left"),
+    ],
+    "snack_time_v0": [
+        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
+        ("negative badges", _set(S + "badges.0", -1), r"badges\[0\] = -1 is out of range 0..9"),
+        ("rats 10**6", _set(S + "rats.9", 10**6), r"rats\[9\] = 1000000 is out of range 0..4"),
+        ("a card lost", _call(S + "deck", "pop"), r"impossible: cards: deck, row, discard and trap spots hold"),
+        ("not a pipe", _set(S + "pipes.0.9", 15), r"pipes\[0\]\[9\] = 15 is not one of"),
+        ("phase 'over' in play", _set(S + "phase", "over"), r"impossible: .*phase 'over' with game_over = False"),
+    ],
+    "speed_snacks_v1": [
+        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
+        ("negative toques", _set(S + "toques.0", -1), r"toques\[0\] = -1 is out of range 0..5"),
+        ("hurry-ups 10**6", _set(S + "hurry_ups", 10**6), r"hurry_ups = 1000000 is out of range 0..4"),
+        ("a card lost", _call(S + "deck", "pop"), r"impossible: cards by kind"),
+        ("a turn in a simultaneous game", _set(S + "current_player", 0), r"current_player = 0 in a simultaneous game"),
+        ("halted not a bool", _set("halted", "no"), r"halted = 'no' must be true or false"),
+    ],
+}
+SNAPSHOT_CASES = [
+    (name, *case) for name in ENVS for case in COMMON_CASES + GAME_CASES[name] + ([] if is_parallel(name) else TURN_CASES)
+]
+
+
+@pytest.mark.parametrize(
+    "name, what, edit, message", SNAPSHOT_CASES, ids=[f"{c[0]}-{c[1]}" for c in SNAPSHOT_CASES]
+)
+def test_an_impossible_snapshot_is_refused_naming_the_field_and_changes_nothing(name, what, edit, message):
+    env = live_env(name)
+    good = json.loads(json.dumps(env.state_dict()))
+    bad = copy.deepcopy(good)
+    edit(bad)
+    other = live_env(name, steps=2)
+    before = frozen(other)
+    with pytest.raises(ConfigError, match=message):
+        other.load_state_dict(bad)
+    assert frozen(other) == before, "a refused snapshot changed the env"
+    other.load_state_dict(good)  # the env still takes a sound one, and plays on from it
+    assert frozen(other) == frozen(env)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_game_from_dict_names_what_is_missing_instead_of_a_bare_key_error(name):
+    rules = specs.get(name).rules_class
+    data = live_env(name).game.to_dict()
+    for key in ("state", "num_players", "config"):
+        with pytest.raises(ConfigError, match=rf"missing key\(s\) \['{key}'\]"):
+            rules.from_dict({k: v for k, v in data.items() if k != key})
+    with pytest.raises(ConfigError, match="must be a dict"):
+        rules.from_dict([data])
+    with pytest.raises(ConfigError, match="num_players"):
+        rules.from_dict(dict(data, num_players=99))
+    assert rules.from_dict(json.loads(json.dumps(data))).to_dict() == data
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_every_state_of_random_games_loads(name):
+    """The checks refuse no state that play reaches (from the start, mid-game and at the end)."""
+    env = specs.get(name).raw_env()
+    rules = env.game_class
+
+    def reload(e) -> None:
+        if e.num_steps % 3 == 0 or e.game.game_over:
+            assert rules.from_dict(json.loads(e.game.to_json())) == e.game
+            twin = specs.get(name).raw_env()
+            twin.load_state_dict(json.loads(json.dumps(e.state_dict())))
+
+    for seed in range(2):
+        (play_parallel if is_parallel(name) else play_aec)(env, seed, on_step=reload)
+        reload(env)
+
+
+# --- 2. only integers are actions in the Gymnasium views ------------------------------------------------
+NOT_ACTIONS = [0.9, 1.0, "0", True, np.True_, np.float32(0.0), np.array([0]), np.array(0.9), None, [0]]
+
+
+def gym_state(env) -> str:
+    inner = env.unwrapped
+    return inner.game.to_json() if hasattr(inner, "game") else json.dumps(inner.raw.state_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_the_gymnasium_views_take_only_integers_as_actions(gym_id):
+    for illegal_action in ("penalize", "raise"):
+        env = gymnasium.make(gym_id, illegal_action=illegal_action)
+        env.reset(seed=0)
+        before = gym_state(env)
+        for bad in NOT_ACTIONS:
+            with pytest.raises(IllegalActionError, match=r"an action must be an int .*got " + re.escape(repr(bad)[:20])):
+                env.step(bad)
+            assert gym_state(env) == before, f"step({bad!r}) changed the state"
+        legal = int(np.flatnonzero(env.unwrapped.action_masks())[0])
+        for good in (np.int64(legal), np.array(legal), np.uint8(legal) if legal < 256 else legal):
+            twin = gymnasium.make(gym_id, illegal_action=illegal_action)
+            twin.reset(seed=0)
+            _, reward, terminated, truncated, info = twin.step(good)
+            assert not info.get("illegal_action", False), f"step({good!r}) was not action {legal}"
+        _, _, _, _, info = env.step(legal)  # the episode plays on
+        assert not info.get("illegal_action", False)
+
+
+# --- 3. step before reset() or after the end -------------------------------------------------------------
+@pytest.mark.parametrize("name", ENVS)
+def test_the_raw_aec_env_says_to_call_reset_before_the_first_and_after_the_last_step(name):
+    env = env_module(name).raw_env()
+    with pytest.raises(IllegalActionError, match=r"step\(\) before reset\(\); call reset\(\) first"):
+        env.step(0)
+    play_aec(env, seed=2)  # to the end, every agent stepped out with None
+    assert not env.agents
+    with pytest.raises(IllegalActionError, match=r"after the episode ended.*call reset\(\)"):
+        env.step(0)
+    env.reset(seed=3)  # and a reset starts a new episode
+    assert env.agents
+
+
+@pytest.mark.parametrize("name", PARALLEL)
+def test_the_parallel_envs_say_to_call_reset_before_the_first_step(name):
+    module = env_module(name)
+    for make in (module.raw_parallel_env, module.parallel_env):
+        env = make()
+        with pytest.raises(IllegalActionError, match=r"step\(\) before reset\(\); call reset\(\) first"):
+            env.step({a: 0 for a in env.possible_agents})
+    raw = module.raw_parallel_env()
+    play_parallel(raw, seed=2)
+    with pytest.raises(IllegalActionError, match=r"call reset\(\)"):
+        raw.step({a: 0 for a in raw.possible_agents})
+
+
+# --- 4. seeds ---------------------------------------------------------------------------------------------
+BAD_SEEDS = [-1, 1.5, "1", True, np.float64(2.0), [1]]
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_a_bad_seed_is_refused_before_anything_changes(name):
+    module = env_module(name)
+    makers = [module.raw_env, module.env] + ([module.raw_parallel_env, module.parallel_env] if is_parallel(name) else [])
+    for make in makers:
+        env = make()
+        env.reset(seed=4)
+        before = json.dumps(env.unwrapped.state_dict() if hasattr(env.unwrapped, "state_dict") else env.state_dict())
+        for seed in BAD_SEEDS:
+            with pytest.raises(ConfigError, match=r"seed must be a non-negative int or None, got " + re.escape(repr(seed))):
+                env.reset(seed=seed)
+        after = json.dumps(env.unwrapped.state_dict() if hasattr(env.unwrapped, "state_dict") else env.state_dict())
+        assert after == before
+    a, b = specs.get(name).raw_env(), specs.get(name).raw_env()
+    a.reset(seed=np.int64(9))
+    b.reset(seed=9)
+    assert frozen(a) == frozen(b), "a numpy int seed is the same seed"
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_the_gymnasium_views_refuse_a_bad_seed(gym_id):
+    env = gymnasium.make(gym_id)
+    for seed in BAD_SEEDS:
+        with pytest.raises(ConfigError, match=r"seed must be a non-negative int or None"):
+            env.reset(seed=seed)
+    env.reset(seed=np.uint32(4))
+
+
+# --- 5. reset options -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_the_gymnasium_views_refuse_unknown_reset_options(gym_id):
+    env = gymnasium.make(gym_id)
+    env.reset(seed=1)
+    before = gym_state(env)
+    with pytest.raises(ConfigError, match=r"unknown reset option\(s\) \['bad'\]"):
+        env.reset(options={"bad": 1})
+    with pytest.raises(ConfigError, match="reset options must be a dict"):
+        env.reset(options="bad")
+    assert gym_state(env) == before
+    env.reset(seed=1, options={})
+    env.reset(options=None)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_the_pettingzoo_envs_warn_about_unknown_reset_options(name):
+    """PettingZoo's api_test resets with options={"options": 1} and expects it accepted, so the PettingZoo
+    envs cannot refuse an unknown option: they warn, naming it. A non-dict is refused."""
+    env = specs.get(name).raw_env()
+    with pytest.warns(UserWarning, match=r"reset option\(s\) \['bad'\] ignored"):
+        env.reset(seed=1, options={"bad": 1})
+    before = frozen(env)
+    with pytest.raises(ConfigError, match="reset options must be a dict"):
+        env.reset(options="bad")
+    assert frozen(env) == before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=1, options={})
+        env.reset(seed=1)
+
+
+# --- 6. one opponent spec as a string ----------------------------------------------------------------------
+@pytest.mark.parametrize("gym_id", MULTI_GYM_IDS)
+def test_a_single_opponent_spec_string_is_one_spec(gym_id):
+    env = gymnasium.make(gym_id, opponents="heuristic")
+    _, info = env.reset(seed=0)
+    assert set(info["opponents"].values()) == {"heuristic"}
+    with pytest.raises(ValueError, match=r"unknown policy 'heurstic'"):
+        gymnasium.make(gym_id, opponents="heurstic")
+    with pytest.raises(ConfigError, match="opponents must be"):
+        gymnasium.make(gym_id, opponents=3)
+
+
+# --- 7. the action mask in info ---------------------------------------------------------------------------
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_every_single_agent_view_puts_the_action_mask_in_info(gym_id):
+    env = gymnasium.make(gym_id)
+    _, info = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    done = False
+    while True:
+        mask = info["action_mask"]
+        assert mask.dtype == bool and mask.shape == (env.action_space.n,)
+        assert np.array_equal(mask, env.unwrapped.action_masks())
+        if done:
+            break
+        assert mask.any()
+        _, _, terminated, truncated, info = env.step(random_legal(mask, rng))
+        done = terminated or truncated
+    assert not info["action_mask"].any(), "no action is legal once the episode has ended"
+    fresh = gymnasium.make(gym_id)
+    _, info = fresh.reset(seed=3)
+    illegal = int(np.flatnonzero(~info["action_mask"])[0])
+    _, _, terminated, _, info = fresh.step(illegal)
+    assert terminated and info["illegal_action"] and not info["action_mask"].any()
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_gymnasium_vector_envs_see_the_masks(gym_id):
+    envs = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make(gym_id)] * 2)
+    _, infos = envs.reset(seed=[1, 2])
+    masks = infos["action_mask"]
+    assert masks.shape == (2, envs.single_action_space.n) and masks.any(axis=1).all()
+    rng = np.random.default_rng(0)
+    _, _, _, _, infos = envs.step(np.array([random_legal(m, rng) for m in masks]))
+    assert infos["action_mask"].shape == masks.shape
+    envs.close()

@@ -1,0 +1,119 @@
+"""`load_policy` refuses a checkpoint that does not fit the game before any game is played (issue 17): weights
+paired with another game's metadata, an RLlib checkpoint for another game, metadata for another game, version
+or player count, or metadata that is not JSON; each with a CheckpointError naming the path and the problem."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from snack_envs import specs  # noqa: E402
+from snack_envs.agents import make_policy  # noqa: E402
+from snack_envs.checkpoints import CheckpointError, load_policy  # noqa: E402
+from snack_envs.training import evaluate  # noqa: E402
+from snack_envs.training.evaluate import play_game  # noqa: E402
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+def swapped(tmp_path: Path, weights: str, metadata: str) -> Path:
+    """One shipped checkpoint's weights beside another's metadata."""
+    path = tmp_path / "swapped.zip"
+    shutil.copyfile(CHECKPOINTS / f"{weights}.zip", path)
+    shutil.copyfile(CHECKPOINTS / f"{metadata}.json", path.with_suffix(".json"))
+    return path
+
+
+@pytest.mark.parametrize("env_name", [None, "snack_rabbits_v0"])
+def test_weights_paired_with_another_games_metadata_are_refused(env_name, tmp_path):
+    path = swapped(tmp_path, "snack_wars_v0", "snack_rabbits_v0")
+    with pytest.raises(CheckpointError, match=r"swapped.zip: its network takes 134 observation values and scores 86 "
+                                              r"actions, but snack_rabbits_v0 \(2 players\) has 85 and 49"):
+        load_policy(path, env_name=env_name)
+
+
+def test_weights_paired_with_another_games_metadata_are_one_line_in_snack_eval(tmp_path, capsys):
+    path = swapped(tmp_path, "speed_snacks_v1", "snack_rabbits_v0")
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--env", "snack_rabbits_v0", "--agents", "random", str(path), "--games", "2"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("snack-eval: error: ") and "swapped.zip: its network takes 294" in err
+
+
+def test_metadata_for_another_game_version_or_player_count_is_refused_naming_what(tmp_path):
+    path = swapped(tmp_path, "snack_rabbits_v0", "snack_rabbits_v0")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    load_policy(path, "snack_rabbits_v0", 2)  # fits as shipped
+    for change, message in [
+        ({"env_name": "snack_wars_v0"}, "trained on snack_wars_v0, not snack_rabbits_v0"),
+        ({"env_name": "snack_chess_v0"}, "snack_chess_v0'?, which is no env of this package"),
+        ({"env_name": "speed_snacks_v0"}, "retired"),
+        ({"env_version": 99}, "env_version is 99"),
+        ({"num_players": 3}, "supports num_players=3 only .* not 2 players"),
+    ]:
+        path.with_suffix(".json").write_text(json.dumps(dict(meta, **change)))
+        with pytest.raises(CheckpointError, match=message):
+            load_policy(path, "snack_rabbits_v0", 2)
+    path.with_suffix(".json").write_text(json.dumps({k: v for k, v in meta.items() if k != "num_actions"}))
+    with pytest.raises(CheckpointError, match=r"lacks \['num_actions'\]"):
+        load_policy(path)
+    path.with_suffix(".json").write_text('{"format": "snack-envs-checkpoint/1",\n  "env_name": }')
+    with pytest.raises(CheckpointError, match=r"swapped.json, line 2: the metadata is not valid JSON"):
+        load_policy(path)
+
+
+def test_a_checkpoint_supports_only_its_player_count_and_says_which():
+    with pytest.raises(CheckpointError, match=r"snack_rabbits_v0.zip: checkpoint supports num_players=2 only .* not 3"):
+        make_policy(str(CHECKPOINTS / "snack_rabbits_v0.zip"), "snack_rabbits_v0", 3)
+
+
+# --- RLlib checkpoints ------------------------------------------------------------------------------------------
+def rllib_module_checkpoint(env_name: str, path: Path) -> Path:
+    """A freshly built (untrained) learner module of `env_name`, saved as RLlib saves one: no Ray needed."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from snack_envs.integrations.rllib import MaskedPPOTorchRLModule
+
+    raw = specs.get(env_name).raw_env(num_players=2)
+    agent = raw.possible_agents[0]
+    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=raw.observation_space(agent),
+                          action_space=raw.action_space(agent), model_config={"fcnet_hiddens": [8]}).build()
+    module.save_to_path(str(path))
+    return path
+
+
+def test_an_rllib_checkpoint_for_another_game_is_refused_before_play(tmp_path, capsys):
+    pytest.importorskip("ray.rllib")
+    from snack_envs.checkpoints import RLLIB_RUN_FORMAT, env_facts, write_json_atomic
+    from snack_envs.integrations.rllib import load_policy as load_rllib_policy
+
+    wars = rllib_module_checkpoint("snack_wars_v0", tmp_path / "final")
+    with pytest.raises(CheckpointError, match=r"final: its network takes 134 observation values and scores 86 actions, "
+                                              r"but snack_rabbits_v0 \(2 players\) has 85 and 49"):
+        make_policy(str(wars), "snack_rabbits_v0", 2)  # what snack-eval and snack-play call
+    policy = make_policy(str(wars), "snack_wars_v0", 2)  # the right game plays
+    assert play_game("snack_wars_v0", [policy, policy], seed=0)["finished"]
+
+    # The run's metadata beside the folder (snack-train --backend rllib writes final.json) is checked first.
+    write_json_atomic(tmp_path / "final.json", {"format": RLLIB_RUN_FORMAT, **env_facts("snack_wars_v0", 2)})
+    with pytest.raises(CheckpointError, match="final: checkpoint was trained on snack_wars_v0, not snack_rabbits_v0"):
+        load_rllib_policy(wars, env_name="snack_rabbits_v0")
+    with pytest.raises(CheckpointError, match="supports num_players=2 only"):
+        load_rllib_policy(wars, env_name="snack_wars_v0", num_players=3)
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="empty: not an RLlib checkpoint"):
+        make_policy(str(tmp_path / "empty"), "snack_wars_v0", 2)
+
+    # Through the command line: refused in one line (Ray may log its own warnings on the lines before it).
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--env", "snack_rabbits_v0", "--agents", "random", str(wars), "--games", "2"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("snack-eval: error: ") and "trained on snack_wars_v0" in err.splitlines()[-1]
