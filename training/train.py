@@ -47,10 +47,13 @@ def main(argv=None) -> None:
     else:
         result = sb3.train(config, run_dir, resume=bool(args.resume))
     print(f"\ntrained {result['timesteps']} timesteps in {result['wall_time_s']:.0f} s; checkpoint {result['checkpoint']}")
-    print(f"{'opponent':12s} {'games':>6s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} {'mean score (agent vs opp)':>27s}")
+    # Win rates, W/T/L and mean scores count finished games; games cut off at max_steps are `unfinished`.
+    print(f"{'opponent':12s} {'games':>6s} {'unfinished':>10s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} "
+          f"{'mean score (agent vs opp)':>27s}")
     for spec, r in result["evaluation"].items():
         lo, hi = r["win_rate_ci95"]
-        print(f"{spec:12s} {r['games']:6d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] {r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
+        print(f"{spec:12s} {r['games']:6d} {r.get('unfinished', 0):10d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] "
+              f"{r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
               f" {r['hero_mean_score_ci95'][0]:12.2f} vs {r['villain_mean_score_ci95'][0]:.2f}")
 
 
