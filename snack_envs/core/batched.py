@@ -342,19 +342,22 @@ class BatchedEnv:
         sample_legal(self._mask.reshape(-1, self.num_actions), self._action_stream, actions.reshape(-1))
         return actions
 
-    def heuristic_actions(self) -> np.ndarray:
+    def heuristic_actions(self, envs: np.ndarray | None = None) -> np.ndarray:
         """The game's heuristic bot (`<game>.heuristic.HeuristicPolicy`), native, for the decisions now due:
         int64 [B] for the agent to act (turn-based) or [B, n] for every agent (simultaneous); -1 where no
-        action is legal. Speed Snacks' bot remembers what it saw: ask it every tick for its memory to
-        follow the game, as the Python bot must be."""
+        action is legal, or outside `envs` (bool [B]) if given. Speed Snacks' bot remembers what it saw:
+        ask it every tick, for every env it plays in, for its memory to follow the game, as the Python
+        bot must be."""
         if not self._started:
             raise IllegalActionError("call reset() before heuristic_actions()")
+        which = self.live if envs is None else self.live & np.asarray(envs, np.bool_)
         kernel = self.kernel
         if hasattr(kernel, "heuristic_act"):  # a bot with memory, one per env and agent row
-            return kernel.heuristic_act(self._obs, self._mask, self.live)
-        if not hasattr(kernel, "heuristic_actions"):
-            raise NotImplementedError(f"{self.env_name}: no native heuristic")
-        return kernel.heuristic_actions(self._obs, self._mask).reshape(self._shape)
+            return kernel.heuristic_act(self._obs, self._mask, which)
+        actions = np.full(self._shape, -1, np.int64)
+        actions[which] = kernel.heuristic_actions(self._obs[which], self._mask[which]).reshape(
+            (-1,) + self._shape[1:])
+        return actions
 
     # --- reference games --------------------------------------------------------------------------------
     def export(self, i: int) -> Game:

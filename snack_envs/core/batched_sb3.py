@@ -14,9 +14,8 @@ from (the bound lies far beyond real games). `env_method("action_masks")` answer
 batch, so MaskablePPO needs no wrapper.
 
 Opponents act in batches: random from the masks, snapshots by one torch
-forward pass per snapshot, the heuristic through the kernel's native bot
-where it has one (`Kernel.heuristic_actions`, or `heuristic_act` for a bot
-with memory), else the Python bot per env.
+forward pass per snapshot, the heuristic natively
+(`BatchedEnv.heuristic_actions`, Speed Snacks' bot with its memory).
 Needs the `train` extra.
 """
 
@@ -47,7 +46,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
         self.opponent = np.full((num_envs, num_players), RANDOM, np.int64)
         self.returns = np.zeros(num_envs)
         self.lengths = np.zeros(num_envs, np.int64)
-        self._python_heuristics: dict[tuple[int, int], Any] = {}
         probe = specs.get(env_name).env_class(num_players=num_players, **options)
         agent = probe.possible_agents[0]
         self.render_mode = None
@@ -67,10 +65,6 @@ class BatchedSelfPlayVecEnv(VecEnv):
         kinds, snapshot = self.mix.draw_many(self.rng, len(rows) * (self.num_players - 1))
         codes = np.array([RANDOM, HEURISTIC, 0])[kinds] + np.maximum(snapshot, 0)  # a snapshot's code is its index
         self.opponent[rows, 1:] = codes.reshape(len(rows), self.num_players - 1)
-        if self._python_heuristics:
-            for b in rows:
-                for agent in range(1, self.num_players):
-                    self._python_heuristics.pop((b, agent), None)  # a stateful bot starts each game afresh
 
     def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray, codes: np.ndarray, todo: np.ndarray) -> np.ndarray:
         """Actions of the opponents of `codes` for the rows where `todo` (rows of obs/mask)."""
@@ -84,28 +78,13 @@ class BatchedSelfPlayVecEnv(VecEnv):
                 actions[rows] = snapshot.act_batch(obs[rows], mask[rows])
         rows = todo & (codes == HEURISTIC)
         if rows.any():
-            actions[rows] = self._heuristic(obs, mask, rows)
+            actions[rows] = self._heuristic(rows)
         return actions
 
-    def _heuristic(self, obs, mask, rows) -> np.ndarray:
-        kernel = self.batch.kernel
-        if self.simultaneous and hasattr(kernel, "heuristic_act"):
-            # A bot with memory (Speed Snacks): it sees every tick of every env where a seat plays it; the
-            # kernel forgets its memory of an env when a new game is dealt there.
-            B, n = self.num_envs, self.num_players
-            envs = rows.reshape(B, n).any(axis=1)
-            both = kernel.heuristic_act(obs.reshape(B, n, -1), mask.reshape(B, n, -1), envs)
-            return both.reshape(-1)[rows]
-        if hasattr(kernel, "heuristic_actions"):
-            return kernel.heuristic_actions(obs[rows], mask[rows])
-        out = []
-        for row in np.flatnonzero(rows):
-            key = (row // self.num_players, row % self.num_players) if self.simultaneous else (row, -1)
-            bot = self._python_heuristics.get(key)
-            if bot is None:
-                bot = self._python_heuristics[key] = specs.get(self.env_name).heuristic(self.num_players, **self.options)
-            out.append(bot.act(obs[row], mask[row]))
-        return np.array(out, np.int64)
+    def _heuristic(self, rows) -> np.ndarray:
+        """The native bot's actions for `rows` of the batch's current observations (`_out`'s)."""
+        envs = rows.reshape(self.num_envs, self.num_players).any(axis=1) if self.simultaneous else rows
+        return self.batch.heuristic_actions(envs).reshape(-1)[rows]
 
     # --- the VecEnv protocol ----------------------------------------------------------------------------
     def reset(self):

@@ -315,3 +315,14 @@ def test_the_native_float_sum_is_pythons_sum_bit_for_bit():
         for _ in range(200):
             values = rng.normal(size=size) * 10.0 ** rng.integers(-8, 9, size=size)
             assert native_sum(values) == sum(values.tolist())
+
+
+@pytest.mark.parametrize("name", [n for n in BATCHED if not specs.get(n).simultaneous])
+def test_heuristic_actions_for_some_envs_are_those_of_all_envs_there_and_minus_one_elsewhere(name):
+    venv = batched.make(name, num_envs=6, seed=8)
+    venv.reset()
+    for _ in range(20):
+        some = np.arange(6) % 2 == 0
+        everywhere, there = venv.heuristic_actions(), venv.heuristic_actions(some)
+        assert np.array_equal(there[some], everywhere[some]) and (there[~some] == -1).all()
+        venv.step(everywhere)
