@@ -38,7 +38,7 @@ class BatchedSelfPlayVecEnv(VecEnv):
     def __init__(self, env_name: str, num_envs: int, num_players: int, seed: int, reward: str,
                  opponents: dict[str, float], max_snapshots: int = 5, **options: Any):
         self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward, **options)
-        self.env_name, self.num_players, self.options = env_name, num_players, options
+        self.env_name, self.num_players = env_name, num_players
         self.simultaneous = self.batch.simultaneous
         self.mix = OpponentMix(opponents)
         self.max_snapshots = max_snapshots
