@@ -118,12 +118,23 @@ def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dic
 FACTS = ("env_version", "num_players", "observation_size", "num_actions")
 
 
+def player_counts(meta: dict[str, Any]) -> list[int]:
+    """Every player count a checkpoint plays: its metadata's `player_counts` (a checkpoint trained on
+    several counts at once), else the one `num_players` it was trained for."""
+    counts = meta.get("player_counts") or [meta["num_players"]]
+    if not isinstance(counts, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in counts):
+        raise CheckpointError(f"the checkpoint's player_counts {counts!r} is not a list of integers")
+    return sorted(set(counts))
+
+
 def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | None) -> dict[str, Any]:
-    """Refuse metadata made for another game, env version, player count or shape; returns the env's facts."""
+    """Refuse metadata made for another game, env version, player count or shape; returns the env's facts
+    (for `num_players` when given, else for the count the checkpoint was trained for)."""
     missing = [key for key in ("env_name", *FACTS) if key not in meta]
     if missing:
         raise CheckpointError(f"the checkpoint's metadata lacks {missing}")
     trained_on, players = meta["env_name"], meta["num_players"]
+    counts = player_counts(meta)
     if trained_on in specs.RETIRED:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, which is retired; "
                               f"retrain it on {specs.RETIRED[trained_on]}")
@@ -132,13 +143,16 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
                               f"(known envs: {', '.join(specs.ENV_NAMES)})")
     if env_name is not None and trained_on != env_name:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, not {env_name}")
-    if num_players is not None and num_players != players:
-        raise CheckpointError(f"checkpoint supports num_players={players} only (it was trained for {players}-player "
+    if num_players is not None and num_players not in counts:
+        supported = f"num_players={counts[0]} only" if len(counts) == 1 else f"num_players in {counts} only"
+        raise CheckpointError(f"checkpoint supports {supported} (it was trained for {'/'.join(map(str, counts))}-player "
                               f"{trained_on}), not {num_players} players")
     facts = env_facts(trained_on, players, meta.get("env_options"))
     for key in FACTS:
         if meta[key] != facts[key]:
             raise CheckpointError(f"checkpoint {key} is {meta[key]!r} but {trained_on} here has {facts[key]!r}")
+    if num_players is not None and num_players != players:
+        facts = env_facts(trained_on, num_players, meta.get("env_options"))
     return facts
 
 

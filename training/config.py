@@ -121,6 +121,23 @@ def _int_list(key, value):
     return [int(v) for v in value]
 
 
+def _players(key, value):
+    """A player count, or a list of them (one policy trained on several counts: `num_players: [2, 3, 4]`)."""
+    count = _num(1, 16, integer=True)
+    if not isinstance(value, list):
+        return count(key, value)
+    counts = [count(f"{key}[{i}]", v) for i, v in enumerate(value)]
+    if not counts or len(set(counts)) != len(counts):
+        raise ConfigError(f"{key}={value!r} must be a player count or a non-empty list of distinct player counts")
+    return counts
+
+
+def player_counts(config: dict[str, Any]) -> list[int]:
+    """The player counts a run trains and evaluates on: `env.num_players` as a list."""
+    n = config["env"]["num_players"]
+    return list(n) if isinstance(n, list) else [n]
+
+
 def _str_list(key, value):
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{key}={value!r} must be a list of strings")
@@ -131,7 +148,7 @@ SCHEMA: dict[str, Any] = {
     "extends": _type(str, optional=True),
     "env": {
         "name": _type(str),
-        "num_players": _num(1, 16, integer=True),
+        "num_players": _players,
         "reward": _type(str),
         "options": _type(dict),
     },
@@ -348,11 +365,12 @@ def _required(config):
 
 
 def _check_env(env_cfg: dict) -> None:
-    """Build the env once so that a bad game option or player count fails at load time."""
+    """Build the env once per player count so that a bad game option or player count fails at load time."""
     if env_cfg["name"] not in specs.ENV_NAMES:
         raise ConfigError(f"env.name={env_cfg['name']!r} is not one of {list(specs.ENV_NAMES)}")
     try:
-        specs.get(env_cfg["name"]).raw_env(num_players=env_cfg["num_players"], reward=env_cfg["reward"], **env_cfg.get("options", {}))
+        for n in player_counts({"env": env_cfg}):
+            specs.get(env_cfg["name"]).raw_env(num_players=n, reward=env_cfg["reward"], **env_cfg.get("options", {}))
     except ConfigError as error:
         raise ConfigError(f"env: {error}") from None
     except (TypeError, ValueError) as error:  # an option the game does not take, or a value it refuses
@@ -383,26 +401,33 @@ def _check_policies(config: dict) -> None:
         if spec not in POLICY_NAMES and not path.exists():
             raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
         try:
-            make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=0, **env_cfg.get("options", {}))
+            for n in player_counts(config):
+                make_policy(spec, env_cfg["name"], n, seed=0, **env_cfg.get("options", {}))
         except (ConfigError, CheckpointError, ValueError, TypeError, KeyError, OSError) as error:
             raise ConfigError(f"{key}={spec!r}: {error}") from None
     if config["opponents"]["heuristic"] > 0 and "heuristic" not in specs_seen:
         try:
-            make_policy("heuristic", env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
+            for n in player_counts(config):
+                make_policy("heuristic", env_cfg["name"], n, **env_cfg.get("options", {}))
         except (ConfigError, ValueError, TypeError) as error:
             raise ConfigError(f"opponents.heuristic: {error}") from None
 
 
 def _check_init_from(config: dict) -> None:
-    """`init_from`: a checkpoint with metadata, for this game and player count, of this network."""
-    from snack_envs.checkpoints import CheckpointError, check_fits, read_metadata
+    """`init_from`: a checkpoint with metadata, for this game, of this network. It may have been trained
+    for other player counts than this run's: a game's observations and actions have one size at every count."""
+    from snack_envs.checkpoints import CheckpointError, check_fits, env_facts, read_metadata
 
     path = Path(config["init_from"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"init_from={config['init_from']!r}: no checkpoint at {path}")
     try:
         meta = read_metadata(path)
-        check_fits(meta, config["env"]["name"], config["env"]["num_players"])
+        facts = check_fits(meta, config["env"]["name"], None)
+        ours = env_facts(config["env"]["name"], player_counts(config)[0], config["env"].get("options"))
+        for key in ("observation_size", "num_actions"):
+            if facts[key] != ours[key]:
+                raise CheckpointError(f"its {key} is {facts[key]} but this run's env has {ours[key]}")
     except (CheckpointError, KeyError, ValueError) as error:
         raise ConfigError(f"init_from={config['init_from']!r}: {error}") from None
     algo, theirs = config["algo"], (meta.get("config") or {}).get("algo")

@@ -31,7 +31,7 @@ def collect(env, config: dict, games: int, seed: int) -> dict[str, np.ndarray]:
     """The heuristic's decisions in `games` games of `env`, the training env (a SingleAgentEnv), which
     this closes (see the module docstring)."""
     env_cfg = config["env"]
-    teacher = heuristic_policy(env_cfg["name"], env_cfg["num_players"], **env_cfg.get("options", {}))
+    teacher = heuristic_policy(env_cfg["name"], env.num_players, **env_cfg.get("options", {}))
     gamma = config["algo"]["gamma"]
     best_actions = getattr(teacher, "best_actions", None)
     observations, masks, actions, returns, targets = [], [], [], [], []
@@ -110,13 +110,18 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
 
 
 def kickstart(model, config: dict, make_env: Callable) -> dict | None:
-    """Clone the heuristic into a fresh model when the config asks for it, in games of `make_env()`
-    (the training env); the stats, or None."""
+    """Clone the heuristic into a fresh model when the config asks for it, in games of `make_env(n)`
+    (the training env with n players; the games shared among the config's player counts); the stats, or None."""
+    from snack_envs.training.config import player_counts
+
     settings = config.get("imitation") or {}
     if not settings.get("games"):
         return None
     started = time.time()
-    data = collect(make_env(), config, settings["games"], seed=config["seed"] + 7_000_000)
+    counts = player_counts(config)
+    parts = [collect(make_env(n), config, len(range(i, settings["games"], len(counts))), seed=config["seed"] + 7_000_000 * (i + 1))
+             for i, n in enumerate(counts)]
+    data = {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
     stats = clone(model, data, settings["epochs"], seed=config["seed"])
     stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
     print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "

@@ -33,6 +33,7 @@ from pathlib import Path
 from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
 from snack_envs.core.game import ConfigError
+from snack_envs.training.config import player_counts
 from snack_envs.training.evaluate import head_to_head
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -212,13 +213,17 @@ def eval_due(config: dict, state: dict, steps: int) -> bool:
 
 
 def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dict]:
-    """`hero` against each of `eval.opponents` over `games` games (snack_envs.training.evaluate.head_to_head), by opponent."""
+    """`hero` against each of `eval.opponents` over `games` games (snack_envs.training.evaluate.head_to_head),
+    by opponent; with several player counts, at each count, keyed "heuristic@3p" and the like."""
     env_cfg = config["env"]
     options = env_cfg.get("options", {})
+    counts = player_counts(config)
     results = {}
-    for spec in config["eval"]["opponents"]:
-        villain = make_policy(spec, env_cfg["name"], env_cfg["num_players"], seed=seed, **options)
-        results[spec] = head_to_head(env_cfg["name"], hero, villain, games, env_cfg["num_players"], seed=seed, **options)
+    for n in counts:
+        for spec in config["eval"]["opponents"]:
+            villain = make_policy(spec, env_cfg["name"], n, seed=seed, **options)
+            key = spec if len(counts) == 1 else f"{spec}@{n}p"
+            results[key] = head_to_head(env_cfg["name"], hero, villain, games, n, seed=seed, **options)
     return results
 
 
@@ -245,7 +250,8 @@ def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict 
     """What a checkpoint of this run records beside its weights (see snack_envs.checkpoints)."""
     env_cfg = config["env"]
     meta = {
-        **env_facts(env_cfg["name"], env_cfg["num_players"], env_cfg.get("options")),
+        **env_facts(env_cfg["name"], player_counts(config)[0], env_cfg.get("options")),
+        "player_counts": player_counts(config),
         "env_options": env_cfg.get("options", {}),
         "reward": env_cfg["reward"],
         "config": config,

@@ -34,7 +34,39 @@ LEARNER = 0
 RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. index the snapshots
 
 
-class BatchedSelfPlayVecEnv(VecEnv):
+class WholeBatchVecEnv(VecEnv):
+    """The VecEnv protocol's per-env calls answered for the whole batch: `action_masks` (which
+    MaskablePPO asks through `env_method`) and `add_snapshot` (a new frozen opponent for every env)."""
+
+    def action_masks(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def add_snapshot(self, path: str) -> None:
+        raise NotImplementedError
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs):
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        if method_name == "add_snapshot":
+            self.add_snapshot(*args, **kwargs)
+            return [None for _ in self._get_indices(indices)]
+        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
+
+    def get_attr(self, attr_name: str, indices=None):
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def seed(self, seed: int | None = None):
+        return [None for _ in range(self.num_envs)]
+
+
+class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
     def __init__(self, env_name: str, num_envs: int, num_players: int, seed: int, reward: str,
                  opponents: dict[str, float], max_snapshots: int = 5, **options: Any):
         self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward, **options)
@@ -155,26 +187,40 @@ class BatchedSelfPlayVecEnv(VecEnv):
         mask = self._out[1][:, LEARNER] if self.simultaneous else self._out[1]
         return mask.astype(bool)
 
-    def env_method(self, method_name: str, *args, indices=None, **kwargs):
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        if method_name == "add_snapshot":
-            self.add_snapshot(*args, **kwargs)
-            return [None for _ in self._get_indices(indices)]
-        raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
-
-    def get_attr(self, attr_name: str, indices=None):
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def seed(self, seed: int | None = None):
-        return [None for _ in range(self.num_envs)]
-
     def close(self) -> None:
         pass
+
+
+class ConcatVecEnv(WholeBatchVecEnv):
+    """Several `BatchedSelfPlayVecEnv`s side by side as one VecEnv: one policy trained on several player
+    counts at once (`num_players: [2, 3, 4]`), each part one count. A game's observations and actions
+    have the same size at every count, so the parts share their spaces."""
+
+    def __init__(self, parts: list[BatchedSelfPlayVecEnv]):
+        self.parts = parts
+        self.bounds = np.cumsum([0] + [part.num_envs for part in parts])
+        self.render_mode = None
+        super().__init__(int(self.bounds[-1]), parts[0].observation_space, parts[0].action_space)
+
+    def reset(self):
+        return np.concatenate([part.reset() for part in self.parts])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
+            part.step_async(actions[start:stop])
+
+    def step_wait(self):
+        results = [part.step_wait() for part in self.parts]
+        obs, rewards, dones, infos = zip(*results)
+        return np.concatenate(obs), np.concatenate(rewards), np.concatenate(dones), [i for part in infos for i in part]
+
+    def action_masks(self) -> np.ndarray:
+        return np.concatenate([part.action_masks() for part in self.parts])
+
+    def add_snapshot(self, path: str) -> None:
+        for part in self.parts:
+            part.add_snapshot(path)
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()

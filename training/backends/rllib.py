@@ -145,6 +145,9 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
         config = {**config, "vec_env": "dummy"}
     if config["algo"].get("policy", "mlp") != "mlp":
         raise ConfigError(f"algo.policy={config['algo']['policy']!r}: the rllib backend builds MLPs only (algo.net_arch); use the sb3 backend")
+    if isinstance(config["env"]["num_players"], list):
+        raise ConfigError(f"env.num_players={config['env']['num_players']!r}: the rllib backend trains one player count "
+                          f"per run; use the sb3 backend to train on several")
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
     import ray

@@ -43,7 +43,7 @@ from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_fits
 from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 from snack_envs.single_agent import SingleAgentEnv
-from snack_envs.training.config import check_config
+from snack_envs.training.config import check_config, player_counts
 from snack_envs.training.imitate import kickstart
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, prune_snapshots,
@@ -70,14 +70,16 @@ class OpponentPool:
 
 
 class SelfPlayEnv(SingleAgentEnv):
-    """SingleAgentEnv whose opponents come from an OpponentPool that grows during training."""
+    """SingleAgentEnv whose opponents come from an OpponentPool that grows during training; `num_players`
+    is one of the config's player counts (default: the first)."""
 
-    def __init__(self, config: dict):
+    def __init__(self, config: dict, num_players: int | None = None):
         env_cfg = config["env"]
         options = env_cfg.get("options", {})
         opponents = config["opponents"]
-        self.pool = OpponentPool(env_cfg["name"], env_cfg["num_players"], opponents, opponents["max_snapshots"], options)
-        super().__init__(env_cfg["name"], opponents=(), opponent_sampler=self.pool, num_players=env_cfg["num_players"],
+        num_players = num_players or player_counts(config)[0]
+        self.pool = OpponentPool(env_cfg["name"], num_players, opponents, opponents["max_snapshots"], options)
+        super().__init__(env_cfg["name"], opponents=(), opponent_sampler=self.pool, num_players=num_players,
                          reward=env_cfg["reward"], **options)
 
     def add_snapshot(self, path: str) -> None:
@@ -86,17 +88,21 @@ class SelfPlayEnv(SingleAgentEnv):
 
 def make_vec_env(config: dict, run_dir: Path):
     """The training envs: `vec_env` dummy (one process), subproc (a process per env), or batched (the
-    native batched engine, opponents moving inside its step: snack_envs.core.batched_sb3)."""
+    native batched engine, opponents moving inside its step: snack_envs.core.batched_sb3). With several
+    player counts, env i plays the (i mod k)-th of the k counts (batched: one engine per count)."""
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    counts = player_counts(config)
     if config["vec_env"] == "batched":
-        from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+        from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv, ConcatVecEnv
 
         env_cfg, opponents = config["env"], config["opponents"]
-        return BatchedSelfPlayVecEnv(env_cfg["name"], config["n_envs"], env_cfg["num_players"], config["seed"],
-                                     env_cfg["reward"], opponents, opponents["max_snapshots"],
-                                     **env_cfg.get("options", {}))
+        parts = [BatchedSelfPlayVecEnv(env_cfg["name"], len(range(i, config["n_envs"], len(counts))), n,
+                                       config["seed"] + 1_000_003 * i, env_cfg["reward"], opponents,
+                                       opponents["max_snapshots"], **env_cfg.get("options", {}))
+                 for i, n in enumerate(counts)]
+        return parts[0] if len(parts) == 1 else ConcatVecEnv(parts)
 
     monitor_dir = run_dir / "monitor"
     monitor_dir.mkdir(parents=True, exist_ok=True)
@@ -107,7 +113,7 @@ def make_vec_env(config: dict, run_dir: Path):
         def make():
             if subproc:  # in the worker: Ctrl-C (sent to the whole process group) is the main process's to handle
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-            return Monitor(SelfPlayEnv(config), str(monitor_dir / f"env{i}"), override_existing=False)
+            return Monitor(SelfPlayEnv(config, counts[i % len(counts)]), str(monitor_dir / f"env{i}"), override_existing=False)
 
         return make
 
@@ -197,8 +203,7 @@ def start_from(model, path: Path, config: dict) -> list[dict]:
     """Load a checkpoint's weights into a fresh model (`init_from`), after checking it fits the config.
     Returns the lineage of the new run: the runs behind that checkpoint, oldest first."""
     meta = read_metadata(path)
-    env_cfg = config["env"]
-    check_fits(meta, env_cfg["name"], env_cfg["num_players"])
+    check_fits(meta, config["env"]["name"], None)  # any player count: the sizes are checked by set_parameters
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:  # another network shape
@@ -239,7 +244,8 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict
     if resume:
         checkpoint = resume_checkpoint(run_dir)
         try:
-            check_fits(read_metadata(checkpoint), config["env"]["name"], config["env"]["num_players"])
+            for n in player_counts(config):
+                check_fits(read_metadata(checkpoint), config["env"]["name"], n)
         except CheckpointError as error:
             raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
     vec = make_vec_env(config, run_dir)
@@ -262,7 +268,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict
             if config.get("init_from"):
                 state["lineage"] = start_from(model, Path(config["init_from"]), config)
             with stop.at_once():
-                state["imitation"] = kickstart(model, config, lambda: SelfPlayEnv(config))
+                state["imitation"] = kickstart(model, config, lambda n: SelfPlayEnv(config, n))
         remaining = config["timesteps"] - model.num_timesteps
         if remaining > 0:
             from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
