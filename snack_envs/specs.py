@@ -28,9 +28,6 @@ class GameSpec:
     env: str
     encoder: str
     simultaneous: bool = False  # players act at the same time: a ParallelEnv first, an AEC view second
-    # The shipping bar also asks for a higher mean score than the heuristic's (training/ship.py): in a
-    # game whose players barely interact, winning can come from ending the game sooner, not from play.
-    bar_compares_scores: bool = False
     batched: bool = False  # has a batched native engine: `<game>.batched.Kernel` (see snack_envs.batched)
     solo: str | None = None  # "module:Class" of a single-player Gymnasium env, registered as `solo_gym_id`
     solo_gym_id: str | None = None
@@ -90,7 +87,7 @@ SPECS: tuple[GameSpec, ...] = (
     ),
     GameSpec(
         "snack_time", 0, "Snack Time", rules="SnackTime", env="SnackTimeEnv", encoder="SnackTimeEncoder",
-        solo="snack_envs.snack_time.solo:SnackTimeSoloEnv", solo_gym_id="SnackTimeSolo-v0", bar_compares_scores=True,
+        solo="snack_envs.snack_time.solo:SnackTimeSoloEnv", solo_gym_id="SnackTimeSolo-v0",
         batched=True,
     ),
     GameSpec("snack_wars", 0, "Snack Wars", rules="SnackWars", env="SnackWarsEnv", encoder="WarsEncoder",

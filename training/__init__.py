@@ -19,9 +19,11 @@ under a second name, so that name is refused below.
     replay.py      a game's positions written as a GIF, an MP4 or a text log
     demo.py        `snack-demo`: random play of every env
     average.py     weight averages of fine-tuned checkpoints
-    ship.py        measuring a checkpoint against the bar and publishing it into ./checkpoints/ (or --out)
+    arena.py       matches on the batched engine: any policies, any player count, many games at once
+    ship.py        measuring checkpoints against the bar at every player count, publishing into ./checkpoints/
 
-Every game is played by `snack_envs.core.rollout.play`; games are looked up in `snack_envs.specs`.
+Every game is played by `snack_envs.core.rollout.play`, or many at once on the batched engine (arena.py);
+games are looked up in `snack_envs.specs`.
 """
 
 if __name__ != "snack_envs.training":

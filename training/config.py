@@ -19,6 +19,16 @@ checkpoint paths (`init_from`, checkpoints among `eval.opponents`) and game
 options are checked here, on load, so that a bad one never fails a run late.
 A run's config.json is checked the same way when the run is resumed
 (`check_config`, `load_run_config`).
+
+A recipe of several runs in a row is one config with `stages:`, a list of
+partial configs; stage k's config is the config (less `stages`) with stage k's
+keys merged over it (`stage_configs`), and every stage's whole config is
+checked on load, its errors naming `stages[i]` (i from 0: stage i + 1). A
+stage after the first starts from the final weights of the one before it (its
+`init_from`, set when it runs) and clones the heuristic only where it sets
+`imitation.games` itself. `--set key=value` sets a key every stage shares (one
+a stage sets itself is refused: ambiguous); `--set stages[i].key=value` sets
+it for one stage. The runs: training/recipe.py.
 """
 
 from __future__ import annotations
@@ -144,6 +154,20 @@ def _str_list(key, value):
     return value
 
 
+def _stages(key, value):
+    """`stages:` a non-empty list of partial configs (None: no stages), each checked against the schema."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(stage, dict) for stage in value):
+        raise ConfigError(f"{key} must be a non-empty list of mappings, one partial config per stage, not {value!r}")
+    for i, stage in enumerate(value):
+        for top in ("stages", "extends", "output_dir"):
+            if top in stage:
+                raise ConfigError(f"{key}[{i}].{top}: {top} is the whole recipe's, set at the top of the config, not in a stage")
+        validate(stage, STAGE_SCHEMA, f"{key}[{i}].")
+    return value
+
+
 SCHEMA: dict[str, Any] = {
     "extends": _type(str, optional=True),
     "env": {
@@ -190,7 +214,12 @@ SCHEMA: dict[str, Any] = {
         "games": _num(0, 10**7, integer=True),
         "epochs": _num(1, 1000, integer=True),
     },
+    "stages": _stages,
 }
+# What a stage of a recipe may set: any key but those of the whole recipe.
+STAGE_SCHEMA: dict[str, Any] = {k: v for k, v in SCHEMA.items() if k not in ("stages", "extends", "output_dir")}
+# Keys every stage of a recipe must share: a stage starts from the weights of the one before it.
+SHARED_BY_STAGES = (("env", "name"), ("algo", "policy"), ("algo", "net_arch"))
 
 
 def validate(config: dict[str, Any], schema: dict[str, Any] = SCHEMA, prefix: str = "") -> dict[str, Any]:
@@ -257,6 +286,15 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
                       f"shipped configs: {shipped}")
 
 
+def recipe_name(name: str | Path | None) -> str:
+    """How a run's metadata names the config it was loaded from (`--config name`): a shipped one as
+    "configs/<name>.yaml" (the repository's configs/), a file of one's own by its path as given."""
+    path = find_config(name) if name else DEFAULT_CONFIG
+    if path.resolve().parent == CONFIG_DIR.resolve():
+        return f"configs/{path.name}"
+    return str(name)
+
+
 def parse_override(text: str) -> dict:
     """'algo.learning_rate=1e-4' -> {'algo': {'learning_rate': 0.0001}}."""
     if "=" not in text:
@@ -294,10 +332,69 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         config = merge(config, data)
     for text in overrides or []:
         try:
-            config = merge(config, validate(parse_override(text)))
+            config = apply_override(config, text)
         except ConfigError as error:
             raise ConfigError(f"--set {text}: {error}") from None
     return check_config(config)
+
+
+STAGE_OVERRIDE = re.compile(r"\s*stages\[(\d+)\]\.(.*)$", re.S)
+
+
+def apply_override(config: dict, text: str) -> dict:
+    """`config` with one `--set` applied: `key.sub=value` for the whole config (and every stage of a recipe;
+    a key that a stage sets itself is refused, as ambiguous), `stages[i].key.sub=value` for stage i + 1 only."""
+    stages = config.get("stages") or []
+    if match := STAGE_OVERRIDE.match(text):
+        i = int(match.group(1))
+        if i >= len(stages):
+            have = f"stages[0] to stages[{len(stages) - 1}]" if stages else "no stages"
+            raise ConfigError(f"the config has {len(stages)} stage{'s' * (len(stages) != 1)} ({have})")
+        part = validate(parse_override(match.group(2)), STAGE_SCHEMA, f"stages[{i}].")
+        return merge(config, {"stages": [merge(stage, part) if j == i else stage for j, stage in enumerate(stages)]})
+    part = validate(parse_override(text))
+    if stages and "stages" not in part:
+        for path in _leaves(part):
+            setters = [f"stages[{i}]" for i, stage in enumerate(stages) if any(_nested(path, q) for q in _leaves(stage))]
+            if setters:
+                key = ".".join(path)
+                raise ConfigError(f"{', '.join(setters)} set{'s' * (len(setters) == 1)} {key} itself, so this would not "
+                                  f"change {'it' if len(setters) == 1 else 'them'}: set it for one stage with "
+                                  f"--set {setters[0]}.{key}=...")
+    return merge(config, part)
+
+
+def _leaves(config: dict, prefix: tuple = ()) -> list[tuple]:
+    """The key paths of a (partial) config's values, as `merge` sets them (`env.options` whole)."""
+    out = []
+    for key, value in config.items():
+        if isinstance(value, dict) and value and key != "options":
+            out += _leaves(value, prefix + (key,))
+        else:
+            out.append(prefix + (key,))
+    return out
+
+
+def _nested(a: tuple, b: tuple) -> bool:
+    return a[:len(b)] == b or b[:len(a)] == a
+
+
+def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The whole config of each stage of a recipe (`stages:`), in order; `[config]` for a config without.
+    Stage k > 1 clones the heuristic only where it sets `imitation.games`, and starts from stage k - 1's final
+    weights: its `init_from` is None here, set by the recipe's run (training/recipe.py)."""
+    base = {key: value for key, value in config.items() if key != "stages"}
+    if not config.get("stages"):
+        return [copy.deepcopy(base)]
+    out = []
+    for i, stage in enumerate(config["stages"]):
+        full = merge(base, stage)
+        if i > 0:
+            full["init_from"] = None
+            if "games" not in (stage.get("imitation") or {}):
+                full.setdefault("imitation", {})["games"] = 0
+        out.append(full)
+    return out
 
 
 def load_run_config(run_dir: str | Path) -> dict[str, Any]:
@@ -328,6 +425,31 @@ def _check(config: dict[str, Any], resume: bool) -> dict[str, Any]:
         raise ConfigError(f"a config must be a mapping of keys to values, not {type(config).__name__}")
     validate(config)
     config.pop("extends", None)
+    if config.get("stages") is None:
+        config.pop("stages", None)  # `stages: null`: a config of one run, as if it had none
+        return _check_run(config, resume)
+    previous = None
+    for i, stage in enumerate(stage_configs(config)):
+        try:
+            if i > 0:
+                for section, key in SHARED_BY_STAGES:
+                    ours, theirs = stage.get(section, {}).get(key), previous.get(section, {}).get(key)
+                    if ours != theirs:
+                        raise ConfigError(f"{section}.{key}={ours!r} is not stage {i}'s {theirs!r}: a stage starts from "
+                                          f"the weights of the one before it, so {', '.join('.'.join(k) for k in SHARED_BY_STAGES)} "
+                                          f"stay the same in every stage")
+                if config["stages"][i].get("init_from") is not None:
+                    raise ConfigError("init_from: a stage after the first starts from the final weights of the one before "
+                                      "it; only stage 1 (stages[0]) may set init_from")
+            _check_run(stage, resume)
+        except ConfigError as error:
+            raise ConfigError(f"stages[{i}] (stage {i + 1}): {error}") from None
+        previous = stage
+    return config
+
+
+def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
+    """Check the whole config of one run (validated already)."""
     missing = [f"{section}.{key}" if section else key for section, key in _required(config)]
     if missing:
         raise ConfigError(f"config is missing {missing}")
@@ -354,7 +476,7 @@ def grid_spec(env_name: str) -> dict | None:
 
 def _required(config):
     for key, rule in SCHEMA.items():
-        if key in ("extends", "init_from"):
+        if key in ("extends", "init_from", "stages"):
             continue
         if key not in config:
             yield "", key
@@ -377,7 +499,7 @@ def _check_env(env_cfg: dict) -> None:
         raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
 
 
-POLICY_NAMES = ("random", "heuristic")
+POLICY_NAMES = ("random", "heuristic", "lookahead")
 
 
 def _check_policies(config: dict) -> None:
@@ -397,7 +519,7 @@ def _check_policies(config: dict) -> None:
         if spec not in POLICY_NAMES and not (spec.endswith(".zip") or path.exists() or "/" in spec):
             close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use 'random', 'heuristic' or the path of a checkpoint")
+            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use 'random', 'heuristic', 'lookahead' or the path of a checkpoint")
         if spec not in POLICY_NAMES and not path.exists():
             raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
         try:

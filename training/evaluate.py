@@ -79,24 +79,37 @@ def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **en
 def head_to_head(
     env_name: str, hero: Policy, villain: Policy, games: int, num_players: int = 2, seed: int = 0, **env_kwargs
 ) -> dict:
-    """`hero` in one seat (rotated each game) against copies of `villain` in the others.
-
-    `games` counts every game played; `wins` (sole), `ties` (a shared win) and `losses` the finished ones,
-    `unfinished` the games cut off at `max_steps`, which are left out of the win rate, the mean scores and
-    `places`. `win_rate` is the hero's share of the wins over the finished games (even: `even` = 1/n; 1/n
-    with the interval [0, 1] when no game finished). `places[k]` counts the finished games the hero ended
-    (k+1)-th, a place shared with others split among them (`ratings.add_places`): the ratings' input."""
-    points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
-    wins = ties = losses = 0
-    places = [0.0] * num_players
+    """`hero` in one seat (rotated each game) against copies of `villain` in the others, game by game
+    (`snack_envs.training.arena.match` plays the same match on the batched engine). The figures:
+    `match_result`."""
+    outcomes = []
     for g in range(games):
         hero_seat = g % num_players
         lineup = [hero if s == hero_seat else villain for s in range(num_players)]
         result = play_game(env_name, lineup, seed=seed + g, num_players=num_players, **env_kwargs)
-        if not result["finished"]:
+        outcomes.append(dict(result, hero_seat=hero_seat))
+    return match_result(hero.name, villain.name, num_players, outcomes)
+
+
+def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]) -> dict:
+    """The figures of a match from its games, each a dict of `hero_seat`, `finished`, and by seat `scores`
+    and `winners` (seats, as `play_game` gives them).
+
+    `games` counts every game played; `wins` (sole), `ties` (a shared win) and `losses` the finished ones,
+    `unfinished` the games cut off at `max_steps`, which are left out of the win rate, the mean scores and
+    `places`. `win_rate` is the hero's share of the wins over the finished games, a win shared by k seats
+    counting 1/k (even: `even` = 1/n; 1/n with the interval [0, 1] when no game finished), with its 95%
+    Wilson interval. `places[k]` counts the finished games the hero ended (k+1)-th: the winners first, then
+    by score, a place shared with others split among them (`ratings.place_block`, `ratings.add_places`;
+    the ratings' input)."""
+    points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
+    wins = ties = losses = 0
+    places = [0.0] * num_players
+    for outcome in outcomes:
+        if not outcome["finished"]:
             unfinished += 1
             continue
-        winners = result["winners"]
+        hero_seat, winners, scores = outcome["hero_seat"], list(outcome["winners"]), list(outcome["scores"])
         if hero_seat in winners and len(winners) == 1:
             wins += 1
             points += 1
@@ -105,14 +118,15 @@ def head_to_head(
             points += 1 / len(winners)
         else:
             losses += 1
-        add_places(places, *place_block(hero_seat, result["scores"], winners))
-        hero_scores.append(result["scores"][hero_seat])
-        villain_scores += [s for i, s in enumerate(result["scores"]) if i != hero_seat]
+        add_places(places, *place_block(hero_seat, scores, winners))
+        hero_scores.append(scores[hero_seat])
+        villain_scores += [s for i, s in enumerate(scores) if i != hero_seat]
+    games = len(outcomes)
     finished = games - unfinished
     low, high = wilson_interval(points, finished)
     return {
-        "hero": hero.name,
-        "villain": villain.name,
+        "hero": hero,
+        "villain": villain,
         "num_players": num_players,
         "even": 1 / num_players,
         "games": games,
@@ -275,7 +289,7 @@ def heatmap(results: dict, path: Path) -> None:
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-eval", description="Round-robin tournament of snack-env agents.")
     parser.add_argument("--env", type=env_name, required=True, help=f"env name: one of {', '.join(specs.ENV_NAMES)}")
-    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, or checkpoint paths")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, lookahead, or checkpoint paths")
     parser.add_argument("--games", type=positive_int, default=200, help="games per pairing")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seed", type=nonnegative_int, default=0)

@@ -33,7 +33,7 @@ from pathlib import Path
 from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import player_counts
+from snack_envs.training.config import CONFIG_DIR, player_counts
 from snack_envs.training.evaluate import head_to_head
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -66,7 +66,9 @@ class StopSignals:
     The first signal only sets `signum`; the training loop checks it and stops where its weights and
     step count agree. Inside `at_once()` (evaluations: nothing changes the weights) the signal raises
     `Interrupted` at once. A second signal raises `Interrupted(forced=True)` wherever the run is,
-    except inside `critical()` (writing a checkpoint), where every signal only sets `signum`."""
+    except inside `critical()` (writing a checkpoint), where every signal only sets `signum`.
+    Entered inside another (a stage of a recipe, training/recipe.py), it takes over a signal the outer
+    one has noted, and hands the one it noted back to it on leaving."""
 
     def __init__(self):
         self.signum: int | None = None
@@ -77,12 +79,21 @@ class StopSignals:
         if threading.current_thread() is threading.main_thread():
             for sig in STOP_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._handle)
+            if (outer := self._outer()) is not None:
+                self.signum = self.signum or outer.signum
         return self
 
     def __exit__(self, *exc) -> None:
+        if (outer := self._outer()) is not None:
+            outer.signum = outer.signum or self.signum
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous = {}
+
+    def _outer(self) -> StopSignals | None:
+        """The StopSignals this one was entered inside, if any."""
+        owner = getattr(self._previous.get(signal.SIGINT), "__self__", None)
+        return owner if isinstance(owner, StopSignals) else None
 
     def _handle(self, signum, frame) -> None:
         again = self.signum is not None
@@ -131,22 +142,30 @@ def default_run_dir(config: dict) -> Path:
     return Path(config["output_dir"]) / f"{config['env']['name']}-s{config['seed']}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-RUN_FILES = ("state.json", "latest.zip", "checkpoint", "final.json")
+RUN_FILES = ("state.json", "latest.zip", "checkpoint", "final.json", "recipe.json")  # recipe.json: training/recipe.py
 
 
-def start_run(config: dict, run_dir: Path, resume: bool) -> dict:
+def refuse_a_run_in(run_dir: Path) -> None:
+    """A fresh run's check: a ConfigError if `run_dir` holds a run already (resume it, or choose another folder)."""
+    if run_dir.is_dir() and any((run_dir / name).exists() for name in RUN_FILES):
+        raise ConfigError(f"{run_dir} holds a training run already: resume it ({resume_command(run_dir)}) "
+                          f"or train into another folder")
+
+
+def start_run(config: dict, run_dir: Path, resume: bool, recipe: dict | None = None) -> dict:
     """The run's bookkeeping state: fresh (config.json written), or read back from state.json to resume.
-    A fresh run refuses a folder that holds a run already (resume it, or choose another folder)."""
+    A fresh run refuses a folder that holds a run already (resume it, or choose another folder). `recipe`
+    (a fresh run's): the config it was loaded from and, for a stage of a recipe, which (`checkpoint_metadata`)."""
     state = {"last_eval": 0, "last_snapshot": 0, "snapshots": [], "timesteps": 0, "wall_time_before": 0.0}
     if resume:
         state.update(read_state(run_dir))
         state["wall_time_before"] = state.get("wall_time_s", 0.0)
     else:
-        if run_dir.is_dir() and any((run_dir / name).exists() for name in RUN_FILES):
-            raise ConfigError(f"{run_dir} holds a training run already: resume it ({resume_command(run_dir)}) "
-                              f"or train into another folder")
+        refuse_a_run_in(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         write_json_atomic(run_dir / "config.json", config)
+        if recipe:
+            state["recipe"] = recipe
     state["started"] = time.time()
     return state
 
@@ -261,11 +280,44 @@ def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict 
         "evaluation": evaluation or {},
         "imitation": state.get("imitation"),
     }
+    recipe = state.get("recipe") or {}
+    if recipe.get("config"):  # the config the run was loaded from (`recipe_name`), and the --set overrides
+        meta["recipe"] = recipe["config"]
+        if recipe.get("overrides"):
+            meta["recipe_overrides"] = recipe["overrides"]
+    if recipe.get("stage"):
+        meta["stage"] = recipe["stage"]
     lineage = state.get("lineage") or []
-    meta["lineage"] = lineage  # the runs this one fine-tuned (init_from), oldest first, each with its own figures
+    # the runs this one fine-tuned (init_from; a recipe's earlier stages), oldest first, each with its own figures
+    meta["lineage"] = lineage  # and its name (`lineage_entry`)
     meta["lineage_timesteps"] = steps + sum(run["timesteps"] for run in lineage)
     meta["lineage_wall_time_s"] = round(meta["wall_time_s"] + sum(run["wall_time_s"] for run in lineage), 1)
     return meta
+
+
+def lineage_entry(path: Path, meta: dict, run_dir: Path, recipe: dict | None = None) -> dict:
+    """The lineage entry of the checkpoint `path` (metadata `meta`) a run in `run_dir` starts from (`init_from`):
+    its timesteps and wall time, the recipe and stage its metadata names, and its path: relative to the
+    recipe's folder for a stage of the same recipe run ("stage1/final.zip"), repository-relative for one
+    in the repository's checkpoints/ ("checkpoints/snack_rabbits_v0.zip"), else as given."""
+    entry = {"checkpoint": checkpoint_name(path, run_dir.parent if (recipe or {}).get("stage") else None)}
+    for key in ("recipe", "stage"):
+        if meta.get(key) is not None:
+            entry[key] = meta[key]
+    entry.update(timesteps=meta["timesteps"], wall_time_s=meta["wall_time_s"])
+    return entry
+
+
+def checkpoint_name(path: Path, recipe_dir: Path | None = None) -> str:
+    """How a lineage names the checkpoint `path` (see `lineage_entry`)."""
+    resolved = Path(path).expanduser().resolve()
+    if recipe_dir is not None and resolved.is_relative_to(recipe_dir.resolve()):
+        return resolved.relative_to(recipe_dir.resolve()).as_posix()
+    for root in dict.fromkeys([CONFIG_DIR.parent.resolve(), Path.cwd().resolve()]):  # the repository (configs/ beside it)
+        folder = (root / "checkpoints").resolve()
+        if folder.is_dir() and resolved.is_relative_to(folder):
+            return "checkpoints/" + resolved.relative_to(folder).as_posix()
+    return str(path)
 
 
 def train_result(checkpoint: Path, evaluation: dict, meta: dict, timesteps: int) -> dict:

@@ -1,150 +1,393 @@
-"""Measure a trained policy against the shipping bar and publish it into a checkpoints folder.
+"""Measure checkpoints against the bar at every player count they play; store the figures and write the README.
 
-    python -m snack_envs.training.ship runs/<run>/final.zip [--games 1000] [--out checkpoints]
+    python -m snack_envs.training.ship                                   # every checkpoint in ./checkpoints
+    python -m snack_envs.training.ship checkpoints/snack_wars_v0.zip --players 3 --games 200 --dry-run
+    python -m snack_envs.training.ship runs/<run>/final.zip [--note TEXT] [--out DIR]   # measure a run, publish it
 
-It publishes into `--out`, by default `checkpoints/` in the current folder (in the repository
-root: the repository's checkpoints/), never into the installed package.
+Every match is played on the batched engine (`snack_envs.training.arena`): the agent (deterministic,
+argmax) in one seat, rotated so that it sits in each seat equally often, ties split (a win shared by
+k seats counts 1/k), 95% Wilson intervals. The bar (issue 19), for each player count n that the
+checkpoint's metadata lists (`checkpoints.player_counts`):
+- n >= 2, against n - 1 heuristic bots: the 95% lower bound of the agent's win share above 1.2/n
+  (0.6 with 2 players);
+- against n - 1 random players, and against n - 1 lookahead bots (`snack_envs.lookahead`, which it
+  never trained with): at least as strong as the heuristic is in the same seats. "At least as
+  strong": the agent's win share is not below the heuristic's by more than the two measurements'
+  noise, p_agent >= p_heuristic - 1.96 * sqrt(p_a (1 - p_a) / N_a + p_h (1 - p_h) / N_h), N the
+  finished games (it fails only where a one-sided test at the 2.5% level finds the agent weaker);
+- n = 1 (Snack Time solo): a mean score of at least 100 over its games (1,000 by default), and
+  at least 107 with the Rat Snacks module; the rulebook's rank distribution beside it.
+The lookahead is slower than the other bots: when `--lookahead-games` is not given, its two rows
+play as many games as fit in `--lookahead-budget` seconds each (estimated from a few games,
+rounded down to a hundred, at most `--games`); the games used are printed and stored.
 
-The bar (issue 6), measured with seats alternated:
-- head to head against the heuristic: the lower end of the 95% Wilson interval
-  of the win rate (ties 1/2) above 0.5; for Snack Time (its spec's `bar_compares_scores`) also a
-  higher mean score than the heuristic's, 95% intervals not overlapping. (The
-  issue asked Snack Time for the mean scores instead of the win rate, taking
-  its players as not interacting; but by its rulebook the game ends for all
-  once one player has fed every creature, so how fast a player feeds its
-  creatures changes the other's score, and the win rate counts as in the
-  other games. A Snack Time checkpoint must clear both.)
-- against random, a win rate at least as high as the heuristic's against random.
-The results go into the checkpoint's metadata and the folder's README.md; a
-checkpoint that misses the bar is not copied (use --force to publish one
-anyway, marked as missing it).
+The figures go into each checkpoint's metadata under "bar" (one entry per count, with its
+verdict; other keys kept) and into the folder's README.md (`write_readme`), rewritten from the
+metadata of every checkpoint there, the training notes ("note") included. Every match has a fixed
+seed (`--seed`), so a re-measure with the stored game counts gives the stored figures exactly
+(`tests/training/test_shipped_bar.py`, slow). Given a checkpoint outside the folder (a run), it is
+copied in only if it clears the bar at every count (`--force`: anyway, marked as missing it);
+`--dry-run` prints the figures and writes nothing.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import math
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 from snack_envs import specs
-from snack_envs.agents import RandomPolicy, heuristic_policy
-from snack_envs.checkpoints import load_policy, read_metadata, write_json_atomic
-from snack_envs.training.cli import ArgumentParser, command, positive_int
-from snack_envs.training.evaluate import head_to_head
+from snack_envs.checkpoints import player_counts, read_metadata, write_json_atomic
+from snack_envs.snack_time.components import SOLO_RANKS  # the solo mode's ranks (Snack Time's alone)
+from snack_envs.training.arena import match, solo
+from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
+from snack_envs.training.evaluate import Z95
 
 DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
+GAMES, SOLO_GAMES, SEED = 2000, 1000, 2_000_000
+LOOKAHEAD_BUDGET_S = 900.0
+SOLO_BAR = {False: 100.0, True: 107.0}  # by Rat Snacks
+WANTED_COUNTS = {"snack_time_v0": (1, 2, 3, 4)}  # issue 19's counts where not every count the game allows
+TIMING = ("seconds", "games_per_s")  # in each stored match, but not part of its figures
+MATCHES = ("vs_heuristic", "vs_random", "heuristic_vs_random", "vs_lookahead", "heuristic_vs_lookahead")
+SOLOS = ("solo", "heuristic_solo", "solo_rat_snacks", "heuristic_solo_rat_snacks")
+RULE = ("n players: vs n-1 heuristic bots, the 95% Wilson lower bound of the win share (ties split) > 1.2/n; "
+        "vs n-1 random and vs n-1 lookahead bots, a win share >= the heuristic's there - 1.96 x the standard "
+        "error of the difference; solo: mean score >= 100, >= 107 with Rat Snacks")
 
 
-def measure_bar(path: Path, games: int = 1000, seed: int = 2_000_000) -> dict:
+def lookahead_available() -> bool:
+    return importlib.util.find_spec("snack_envs.lookahead") is not None
+
+
+def figures(result: dict) -> dict:
+    """A stored match or solo result without its timings: what a re-measure must reproduce exactly."""
+    return {k: v for k, v in result.items() if k not in TIMING}
+
+
+# --- measuring -----------------------------------------------------------------------------------------------
+def lookahead_games(env_name: str, n: int, games: int, budget_s: float, seed: int, **options) -> int:
+    """How many games of a lookahead match fit in `budget_s` seconds (from a few games' time), rounded
+    down to a hundred: at least 100, at most `games`."""
+    probe = match(env_name, n, "heuristic", "lookahead", games=2 * n, seed=seed, **options)
+    fit = int(budget_s * probe["games"] / max(probe["seconds"], 1e-9)) // 100 * 100
+    return max(min(games, fit), min(games, 100))
+
+
+def measure_count(path: Path, n: int, games: int = GAMES, solo_games: int = SOLO_GAMES, seed: int = SEED,
+                  look_games: int | None = None, budget_s: float = LOOKAHEAD_BUDGET_S, log=print) -> dict:
+    """The bar's matches of checkpoint `path` at `n` players (see the module docstring), with the verdict."""
     meta = read_metadata(path)
-    env_name, n = meta["env_name"], meta["num_players"]
-    options = meta.get("env_options", {})
-    agent = load_policy(path, env_name, n)
-    heuristic = heuristic_policy(env_name, n, **options)
-    started = time.time()
-    vs_heuristic = head_to_head(env_name, agent, heuristic, games, n, seed, **options)
-    vs_random = head_to_head(env_name, agent, RandomPolicy(seed), games, n, seed, **options)
-    heuristic_vs_random = head_to_head(env_name, heuristic, RandomPolicy(seed), games, n, seed, **options)
-    return {
-        "games_per_match": games,
-        **verdict(env_name, vs_heuristic, vs_random, heuristic_vs_random),
-        "vs_heuristic": vs_heuristic,
-        "vs_random": vs_random,
-        "heuristic_vs_random": heuristic_vs_random,
-        "measured_in_s": round(time.time() - started, 1),
-    }
+    env_name, options = meta["env_name"], meta.get("env_options", {})
+    agent = str(path)
+    started = time.perf_counter()
+    rows: dict[str, Any] = {}
+
+    players = f"{n} player{'s' if n > 1 else ''}"
+
+    def played(key: str, result: dict) -> None:
+        rows[key] = result
+        if "mean_score_ci95" in result:
+            log(f"  {players} {key:26s} {result['games']:5d} games  mean score {result['mean_score_ci95'][0]:.2f}"
+                f"  ({result['games_per_s']} games/s)")
+        else:
+            low, high = result["win_rate_ci95"]
+            log(f"  {players} {key:26s} {result['games']:5d} games  win share {result['win_rate']:.3f} "
+                f"[{low:.3f}, {high:.3f}]  ({result['games_per_s']} games/s)")
+
+    if n == 1:  # Snack Time's solo mode, without and with the Rat Snacks module
+        for rat in (False, True):
+            opts = dict(options, rat_snacks=rat)
+            suffix = "_rat_snacks" if rat else ""
+            played("solo" + suffix, solo(env_name, agent, solo_games, seed, **opts))
+            played("heuristic_solo" + suffix, solo(env_name, "heuristic", solo_games, seed, **opts))
+    else:
+        played("vs_heuristic", match(env_name, n, agent, "heuristic", games, seed, **options))
+        played("vs_random", match(env_name, n, agent, "random", games, seed, **options))
+        played("heuristic_vs_random", match(env_name, n, "heuristic", "random", games, seed, **options))
+        if lookahead_available():
+            if look_games is None:
+                look_games = lookahead_games(env_name, n, games, budget_s, seed, **options)
+                if look_games < games:
+                    log(f"  {n} players: the lookahead rows play {look_games} games (too slow for {games} "
+                        f"in {budget_s:.0f} s)")
+            played("vs_lookahead", match(env_name, n, agent, "lookahead", look_games, seed, **options))
+            played("heuristic_vs_lookahead", match(env_name, n, "heuristic", "lookahead", look_games, seed, **options))
+        else:
+            log(f"  {n} players: no lookahead bot (snack_envs.lookahead) here: its rows are not measured")
+    return dict(rows, verdict=verdict(n, rows), seed=seed, measured_in_s=round(time.perf_counter() - started, 1))
 
 
-def verdict(env_name: str, vs_heuristic: dict, vs_random: dict, heuristic_vs_random: dict) -> dict:
-    """The bar applied to three head-to-head results (see the module docstring)."""
-    beats_heuristic = vs_heuristic["win_rate_ci95"][0] > 0.5
-    rule = "win rate vs heuristic: 95% Wilson lower bound > 0.5"
-    if specs.get(env_name).bar_compares_scores:
-        beats_heuristic = beats_heuristic and vs_heuristic["hero_mean_score_ci95"][1] > vs_heuristic["villain_mean_score_ci95"][2]
-        rule += ", and a mean score above the heuristic's, 95% intervals not overlapping"
-    beats_random = vs_random["win_rate"] >= heuristic_vs_random["win_rate"]
-    return {
-        "rule": rule + "; win rate vs random >= the heuristic's vs random",
-        "beats_heuristic": bool(beats_heuristic),
-        "beats_random_as_clearly": bool(beats_random),
-        "passed": bool(beats_heuristic and beats_random),
-    }
+def not_weaker(agent: dict, heuristic: dict) -> tuple[bool, float]:
+    """Whether the agent's win share is at least the heuristic's less 1.96 standard errors of their
+    difference; returns (that, the lowest share allowed)."""
+    p, q = agent["win_rate"], heuristic["win_rate"]
+    se = math.sqrt(p * (1 - p) / max(agent["finished"], 1) + q * (1 - q) / max(heuristic["finished"], 1))
+    floor = q - Z95 * se
+    return p >= floor, floor
 
 
-def readme_row(meta: dict) -> str:
-    bar = meta["bar"]
-    h, r, hr = bar["vs_heuristic"], bar["vs_random"], bar["heuristic_vs_random"]
-    # A fine-tuned run counts the runs behind it (init_from); an averaged checkpoint states its totals.
-    steps = meta.get("lineage_timesteps", meta["timesteps"])
+def verdict(n: int, rows: dict) -> dict:
+    """The bar applied to one count's results (`measure_count`'s rows): each check with its figure, and
+    `passed` (every check passed; one not measured counts as missed)."""
+    checks = []
+
+    def check(name: str, passed: bool | None, figure: str) -> None:
+        checks.append({"check": name, "passed": passed, "figure": figure})
+
+    if n == 1:
+        for key, rat in (("solo", False), ("solo_rat_snacks", True)):
+            name = "solo with Rat Snacks" if rat else "solo"
+            if key not in rows:
+                check(name, None, "not measured")
+                continue
+            mean = rows[key]["mean_score_ci95"][0]
+            bar = SOLO_BAR[rat]
+            check(name, mean >= bar, f"mean score {mean:.1f} {'>=' if mean >= bar else '<'} {bar:.0f}")
+    else:
+        need = 1.2 / n
+        if "vs_heuristic" in rows:
+            low = rows["vs_heuristic"]["win_rate_ci95"][0]
+            check("vs heuristic", low > need, f"lower bound {low:.3f} {'>' if low > need else '<='} {need:.3f}")
+        else:
+            check("vs heuristic", None, "not measured")
+        for other in ("random", "lookahead"):
+            mine, theirs = rows.get(f"vs_{other}"), rows.get(f"heuristic_vs_{other}")
+            if mine is None or theirs is None:
+                check(f"vs {other}", None, "not measured")
+                continue
+            passed, floor = not_weaker(mine, theirs)
+            check(f"vs {other}", passed, f"{mine['win_rate']:.3f} vs the heuristic's {theirs['win_rate']:.3f} "
+                                         f"(at least {floor:.3f})")
+    return {"checks": checks, "passed": all(c["passed"] for c in checks)}
+
+
+def missed(result: dict) -> str:
+    """The checks a count's verdict missed, with their figures ("" if it passed)."""
+    return "; ".join(f"{c['check']}: {c['figure']}" for c in result["verdict"]["checks"] if not c["passed"])
+
+
+def measure(path: Path, counts: list[int] | None = None, games: int = GAMES, solo_games: int = SOLO_GAMES,
+            seed: int = SEED, look_games: int | None = None, budget_s: float = LOOKAHEAD_BUDGET_S, log=print) -> dict:
+    """The bar at every count in `counts` (default: every count the checkpoint plays), merged into the bar
+    its metadata holds already (counts not measured now are kept)."""
+    meta = read_metadata(path)
+    playable = player_counts(meta)
+    counts = playable if counts is None else counts
+    unknown = [n for n in counts if n not in playable]
+    if unknown:
+        raise ValueError(f"{path} plays {playable} players, not {unknown}")
+    old = meta.get("bar", {})
+    by_count = dict(old.get("counts", {})) if isinstance(old, dict) else {}
+    by_count = {k: v for k, v in by_count.items() if int(k) in playable}
+    for n in counts:
+        log(f"{path}: {n} player{'s' if n > 1 else ''}")
+        by_count[str(n)] = measure_count(path, n, games, solo_games, seed, look_games, budget_s, log)
+    by_count = dict(sorted(by_count.items(), key=lambda kv: int(kv[0])))
+    passed = all(by_count.get(str(n), {}).get("verdict", {}).get("passed", False) for n in playable)
+    return {"rule": RULE, "counts": by_count, "passed": passed}
+
+
+# --- the README ----------------------------------------------------------------------------------------------
+def _share(x: float, games: float) -> str:
+    return f"{100 * x / games:.0f}%" if games else "-"
+
+
+def _match_row(label: str, m: dict) -> str:
+    low, high = m["win_rate_ci95"]
+    places = " / ".join(_share(p, m["finished"]) for p in m["places"])
+    unfinished = f" ({m['unfinished']} unfinished)" if m["unfinished"] else ""
+    return (f"{label} | {m['games']:,}{unfinished} | {m['win_rate']:.3f} [{low:.3f}, {high:.3f}] | {places} | "
+            f"{m['hero_mean_score_ci95'][0]:.1f} ({m['villain_mean_score_ci95'][0]:.1f})")
+
+
+def _verdict_text(result: dict) -> str:
+    return "cleared" if result["verdict"]["passed"] else f"**not cleared**: {missed(result)}"
+
+
+MATCH_LABELS = {"vs_heuristic": "agent vs {k} heuristic", "vs_random": "agent vs {k} random",
+                "heuristic_vs_random": "heuristic vs {k} random", "vs_lookahead": "agent vs {k} lookahead",
+                "heuristic_vs_lookahead": "heuristic vs {k} lookahead"}
+
+
+def checkpoint_section(name: str, meta: dict, env_link: str | None = None) -> str:
+    """A checkpoint's part of the README: its training totals, then a table of every count's matches
+    (win share, places, mean scores) with the verdict, and Snack Time's solo table."""
+    spec = specs.get(meta["env_name"])
+    env = f"[`{meta['env_name']}`]({env_link.format(env=meta['env_name'])})" if env_link else f"`{meta['env_name']}`"
+    steps = meta.get("lineage_timesteps", meta["timesteps"])  # a fine-tuned run counts the runs behind it
     wall = meta.get("lineage_wall_time_s", meta["wall_time_s"])
-    fmt = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
-    score = lambda m: f"{m['hero_mean_score_ci95'][0]:.1f} vs {m['villain_mean_score_ci95'][0]:.1f}"
-    return (f"| `{meta['env_name']}.zip` | {meta['num_players']} | {bar['games_per_match']:,} | {steps:,} | {wall / 60:.0f} min | "
-            f"{fmt(h)} (scores {score(h)}) | {fmt(r)} | {fmt(hr)} | {'yes' if bar['passed'] else '**no**'} |")
+    counts = player_counts(meta)
+    lines = [f"### {spec.title}: `{name}`", "",
+             f"{env}, plays {', '.join(map(str, counts))} player{'s' if counts != [1] else ''}; "
+             f"{steps:,} timesteps, {wall / 60:.0f} min of training.", ""]
+    bar = meta.get("bar", {})
+    by_count = (bar.get("counts") if isinstance(bar, dict) else None) or {}
+    if not by_count:
+        lines.append("Not measured against this bar yet (`python -m snack_envs.training.ship`).")
+        if isinstance(bar, dict) and "vs_heuristic" in bar:  # an earlier bar's figures (2 players, head to head)
+            rate = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
+            lines.append(f"An earlier bar measured it over {bar['games_per_match']:,} games a match: vs the heuristic "
+                         f"{rate(bar['vs_heuristic'])}, vs random {rate(bar['vs_random'])}, the heuristic vs random "
+                         f"{rate(bar['heuristic_vs_random'])}.")
+        return "\n".join(lines + [""])
+    table = ["| players | match | games | win share [95% CI] | places (1st / 2nd / ...) | mean score (others') | bar |",
+             "|---|---|---|---|---|---|---|"]
+    for n in (n for n in counts if n > 1):
+        result = by_count.get(str(n))
+        if result is None:
+            table.append(f"| {n} | not measured | | | | | |")
+            continue
+        present = [m for m in MATCHES if m in result]
+        for i, m in enumerate(present):
+            label = MATCH_LABELS[m].format(k=n - 1)
+            table.append(f"| {n if i == 0 else ''} | {_match_row(label, result[m])} | "
+                         f"{_verdict_text(result) if i == 0 else ''} |")
+        if "vs_lookahead" not in result:
+            table.append("| | lookahead rows | not measured | | | | |")
+    if len(table) > 2:
+        lines += table + [""]
+    if 1 in counts:
+        result = by_count.get("1")
+        if result is None:
+            return "\n".join(lines + ["Solo: not measured.", ""])
+        ranks = [rank for _, rank in SOLO_RANKS]
+        lines += ["| solo | games | mean score [95% CI] | " + " | ".join(ranks) + " | bar |",
+                  "|---|---|---|" + "---|" * len(ranks) + "---|"]
+        for i, key in enumerate(k for k in SOLOS if k in result):
+            s = result[key]
+            mean, low, high = s["mean_score_ci95"]
+            label = ("agent" if key.startswith("solo") else "heuristic") + (", Rat Snacks" if "rat" in key else "")
+            shares = " | ".join(_share(s["ranks"][r], s["games"] - s["unfinished"]) for r in ranks)
+            lines.append(f"| {label} | {s['games']:,} | {mean:.1f} [{low:.1f}, {high:.1f}] | {shares} | "
+                         f"{_verdict_text(result) if i == 0 else ''} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def tables(folder: Path, env_link: str | None = None) -> str:
+    """Every checkpoint's section (`checkpoint_section`) in `folder`, the player counts no checkpoint plays,
+    and the training notes. A metadata file that lacks a field a section needs is a ValueError naming it."""
+    sections, notes, played = [], [], {}
+    for meta_path in sorted(Path(folder).glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        name = meta_path.with_suffix(".zip").name
+        try:
+            sections.append(checkpoint_section(name, meta, env_link))
+            played.setdefault(meta["env_name"], set()).update(player_counts(meta))
+        except (KeyError, TypeError, IndexError, ValueError) as err:
+            raise ValueError(f"{meta_path}: the checkpoint table needs the field {err}") from err
+        if meta.get("note"):
+            notes.append(f"- `{name}`: {meta['note']}")
+    missing = []
+    for spec in specs.SPECS:
+        game = spec.rules_class
+        wanted = WANTED_COUNTS.get(spec.env_name, range(game.min_players, game.max_players + 1))
+        lacking = [n for n in wanted if n not in played.get(spec.env_name, ())]
+        if lacking:
+            missing.append(f"{spec.title} ({', '.join(map(str, lacking))})")
+    out = "\n".join(sections)
+    if missing:
+        out += f"\nPlayer counts no checkpoint here plays yet: {'; '.join(missing)}.\n"
+    if notes:
+        out += "\n## How they were trained, where the config alone does not say\n\n" + "\n".join(notes) + "\n"
+    return out
+
+
+BAR_TEXT = """\
+The bar, measured by `python -m snack_envs.training.ship` at every player count a checkpoint plays
+(its metadata's `player_counts`), every match on the batched engine (`snack_envs.training.arena`)
+with a fixed seed, the agent playing its argmax action, its seat rotated so that it sits in each seat
+equally often. A win shared by k seats counts 1/k; intervals are 95% (Wilson for win shares). With
+n players:
+
+- against n-1 heuristic bots, the lower bound of the agent's win share is above 1.2/n (0.6 with 2);
+- against n-1 random players, and against n-1 lookahead bots (`snack_envs.lookahead`, which no
+  agent trained with), the agent is at least as strong as the heuristic bot is in its place: its
+  win share is at least the heuristic's less 1.96 standard errors of the difference;
+- Snack Time solo: a mean score of at least 100 (at least 107 with Rat Snacks), with the rulebook's
+  ranks beside it.
+
+Places: the agent's finishing place in the finished games, winners first, then by score, seats
+equal in both sharing their places (each taking an equal part of the game). Games cut off at
+`max_steps` are counted as unfinished and left out of the figures. Mean scores: the agent's, and in
+brackets its opponents'. Training times are wall-clock on a shared 2-core machine.
+"""
 
 
 def write_readme(folder: Path = DEFAULT_OUT) -> Path:
-    """(Re)write `folder`/README.md: the table of the checkpoints published there."""
-    import snack_envs
-
+    """(Re)write `folder`/README.md from the metadata of the checkpoints there."""
     folder = Path(folder)
-    rows, notes, shipped = [], [], set()
-    for meta_path in sorted(folder.glob("*.json")):
-        meta = json.loads(meta_path.read_text())
-        if "bar" in meta:
-            rows.append(readme_row(meta))
-            shipped.add(meta["env_name"])
-            if meta.get("note"):
-                notes.append(f"- `{meta['env_name']}.zip`: {meta['note']}")
-    missing = [name for name in snack_envs.ENV_NAMES if name not in shipped]
     path = folder / "README.md"
     path.write_text(
         "# Shipped checkpoints\n\n"
         "MaskablePPO policies (sb3-contrib), one per game, each with a JSON metadata file (game, env version and\n"
-        "options, observation and action sizes, training config, seed, timesteps, wall time, library versions,\n"
-        "evaluation). Load one with `snack_envs.checkpoints.load_policy(path, env_name=...)`; it acts from the env's\n"
-        "own `obs[\"observation\"]` and `obs[\"action_mask\"]`.\n\n"
-        "The bar, measured by `python -m snack_envs.training.ship` over the games shown, seats alternated, ties counted 1/2,\n"
-        "95% Wilson intervals: beat the heuristic bot head to head (lower bound above 0.5; for Snack Time also a\n"
-        "higher mean score with non-overlapping 95% intervals), and beat random at least as clearly as the heuristic\n"
-        "does. Training times are wall-clock on a shared 2-core machine.\n\n"
-        "| checkpoint | players | games a match | timesteps | training | vs heuristic | vs random | heuristic vs random | bar |\n"
-        "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
-        + ("\nHow they were trained, where the config alone does not say:\n\n" + "\n".join(notes) + "\n" if notes else "")
-        + (f"\nNo checkpoint clears the bar yet for: {', '.join(missing)}.\n" if missing else "")
+        "options, the player counts it plays, observation and action sizes, training config, seed, timesteps,\n"
+        "wall time, library versions, the bar measured). Load one with\n"
+        "`snack_envs.checkpoints.load_policy(path, env_name=..., num_players=...)`; it acts from the env's own\n"
+        "`obs[\"observation\"]` and `obs[\"action_mask\"]`.\n\n"
+        + BAR_TEXT + "\n## The checkpoints\n\n" + tables(folder)
     )
     return path
 
 
+# --- the command ---------------------------------------------------------------------------------------------
 @command("python -m snack_envs.training.ship")
 def main(argv=None) -> None:
-    parser = ArgumentParser(prog="python -m snack_envs.training.ship", description="Measure a checkpoint against the bar and publish it.")
-    parser.add_argument("checkpoint", type=Path)
-    parser.add_argument("--games", type=positive_int, default=1000)
-    parser.add_argument("--force", action="store_true", help="publish even if the bar is missed (marked as such)")
+    parser = ArgumentParser(prog="python -m snack_envs.training.ship",
+                            description="Measure checkpoints against the bar at every player count; publish them.")
+    parser.add_argument("checkpoints", type=Path, nargs="*",
+                        help="checkpoints to measure (default: every .zip in --out); one outside --out is published there")
+    parser.add_argument("--players", type=positive_int, nargs="+", default=None,
+                        help="measure only these player counts (the others' stored figures are kept)")
+    parser.add_argument("--games", type=positive_int, default=GAMES, help=f"games a match (default {GAMES})")
+    parser.add_argument("--solo-games", type=positive_int, default=None,
+                        help=f"games of a solo row (default {SOLO_GAMES}, at most --games)")
+    parser.add_argument("--lookahead-games", type=positive_int, default=None,
+                        help="games of the two lookahead rows (default: what fits in --lookahead-budget)")
+    parser.add_argument("--lookahead-budget", type=float, default=LOOKAHEAD_BUDGET_S,
+                        help=f"seconds for each lookahead row when --lookahead-games is not given (default {LOOKAHEAD_BUDGET_S:.0f})")
+    parser.add_argument("--seed", type=nonnegative_int, default=SEED)
+    parser.add_argument("--dry-run", action="store_true", help="print the figures; write nothing")
+    parser.add_argument("--force", action="store_true", help="publish a run even if it misses the bar (marked as such)")
     parser.add_argument("--note", default="", help="how it was trained, where its config alone does not say (metadata and README)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help="the folder to publish into, with its README.md table (default: ./checkpoints)")
+                        help="the folder of checkpoints, with its README.md (default: ./checkpoints)")
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out} is a file; give a folder to publish into")
-    meta = read_metadata(args.checkpoint)
-    bar = measure_bar(args.checkpoint, args.games)
-    print(json.dumps({k: v for k, v in bar.items() if not isinstance(v, dict)}, indent=2))
-    for key in ("vs_heuristic", "vs_random", "heuristic_vs_random"):
-        m = bar[key]
-        print(f"{key:20s} win rate {m['win_rate']:.3f} CI {m['win_rate_ci95']} scores {m['hero_mean_score_ci95'][0]:.2f} vs {m['villain_mean_score_ci95'][0]:.2f}")
-    if not bar["passed"] and not args.force:
-        print("bar missed: not published")
-        return
-    target = args.out / f"{meta['env_name']}.zip"
-    args.out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(args.checkpoint, target)
-    if args.note:
-        meta = dict(meta, note=args.note)
-    write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
-    print("published", target, "and", write_readme(args.out))
+    paths = args.checkpoints or sorted(args.out.glob("*.zip"))
+    if not paths:
+        parser.error(f"no checkpoint given and none in {args.out}")
+    solo_games = args.solo_games or min(SOLO_GAMES, args.games)
+    for path in paths:
+        meta = read_metadata(path)
+        counts = player_counts(meta) if args.players is None else args.players
+        if any(n not in player_counts(meta) for n in counts):
+            parser.error(f"{path} plays {player_counts(meta)} players, not {counts}")
+        bar = measure(path, counts, args.games, solo_games, args.seed, args.lookahead_games, args.lookahead_budget)
+        for n, result in bar["counts"].items():
+            if int(n) in counts:
+                print(f"{path}, {n} player{'s' if n != '1' else ''}: {_verdict_text(result).replace('**', '')}")
+        if args.dry_run:
+            continue
+        target = args.out / f"{meta['env_name']}.zip"
+        if Path(path).resolve() != target.resolve():  # a run: publish it
+            if not bar["passed"] and not args.force:
+                print(f"{path}: bar missed: not published")
+                continue
+            args.out.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            print("published", target)
+        if args.note:
+            meta = dict(meta, note=args.note)
+        write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
+    if not args.dry_run and args.out.is_dir():
+        print("wrote", write_readme(args.out))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
     snack-train                                  # the embedded quick-start config (Snack Rabbits)
     snack-train --config snack_wars --set timesteps=200000 --set algo.learning_rate=1e-4
     snack-train --resume runs/snack_rabbits_v0-s0-20261129-120000
+    snack-train --config speed_snacks                # a recipe (stages:): every stage in order, one run folder
     snack-train --backend rllib [--address HOST:PORT]
 
 This module is the command line: it reads the config (training/config.py)
@@ -10,16 +11,19 @@ and hands the run to a backend (training/backends/): `sb3`, MaskablePPO in
 this process (the default; how a run goes: training/backends/sb3.py), or
 `rllib`, Ray RLlib's multi-agent PPO (training/backends/rllib.py). Either
 writes the run's folder the same way (training/run.py) and draws its
-opponents the same way (training/opponents.py).
+opponents the same way (training/opponents.py). A config with `stages:` is a
+recipe of several runs, each from the last one's weights, trained into one
+folder by the sb3 backend (training/recipe.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from snack_envs.core.game import ConfigError
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command
-from snack_envs.training.config import load_config, load_run_config
+from snack_envs.training.config import load_config, load_run_config, recipe_name
 from snack_envs.training.run import default_run_dir
 
 
@@ -35,17 +39,23 @@ def main(argv=None) -> None:
                         help="sb3: MaskablePPO in this process (default); rllib: Ray RLlib multi-agent PPO (training/backends/rllib.py)")
     parser.add_argument("--address", default=None, help="with --backend rllib: the Ray cluster to run on (default: a local Ray)")
     args = parser.parse_args(argv)
+    recipe = None
     if args.resume:
         config = load_run_config(args.resume)  # checked as a fresh load is
         run_dir = args.resume
     else:
         config = load_config(args.config, args.overrides)
         run_dir = args.run_dir or default_run_dir(config)
-    print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} timesteps -> {run_dir}")
+        recipe = {"config": recipe_name(args.config), "overrides": list(args.overrides)}  # for the checkpoints' metadata
+    if config.get("stages"):
+        if args.backend == "rllib":
+            raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
+    else:
+        print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} timesteps -> {run_dir}")
     if args.backend == "rllib":
         result = rllib.train(config, run_dir, resume=bool(args.resume), address=args.address)
     else:
-        result = sb3.train(config, run_dir, resume=bool(args.resume))
+        result = sb3.train(config, run_dir, resume=bool(args.resume), recipe=recipe)
     print(f"\ntrained {result['timesteps']} timesteps in {result['wall_time_s']:.0f} s; checkpoint {result['checkpoint']}")
     # Win rates, W/T/L and mean scores count finished games; games cut off at max_steps are `unfinished`.
     print(f"{'opponent':12s} {'games':>6s} {'unfinished':>10s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} "

@@ -13,7 +13,9 @@ once for every game, what the PettingZoo envs do in `core.env`:
   `max_steps` truncation, and the automatic reset of finished games;
 - bad input refused before anything changes, naming the env, agent and legal
   actions;
-- `export(i)` / `load(i, game)`: env i as a reference `Game` (rules.py) and back.
+- `export(i)` / `load(i, game)`: env i as a reference `Game` (rules.py) and back;
+- `final_scores` / `final_winners` ([B, n] by agent): the scores and winners of each game
+  that ended by its rules in the last step, kept before the automatic reset deals anew.
 
 Agents are numbered as in the env (`player_0` is agent 0); `player[b]` is the
 agent to act in env b, and rewards are by agent. The kernel works in seats.
@@ -254,6 +256,9 @@ class BatchedEnv:
         self._seats = np.zeros(shape, np.int64)
         self._started = False
         self._ended_outcomes: dict[int, dict] = {}
+        # The results of the games that ended by their rules in the last step, by agent (other envs: as they were).
+        self.final_scores = np.zeros((B, n), np.float64)
+        self.final_winners = np.zeros((B, n), np.bool_)
 
     # --- the episode loop ------------------------------------------------------------------------------
     def reset(self):
@@ -283,10 +288,14 @@ class BatchedEnv:
         rewards = np.zeros((B, n), np.float32)
         if self.reward_mode == "round":  # only envs that moved
             rewards[self.envs[:, None], self.agent_of_seat] = np.where(live[:, None], self.kernel.round_results(), 0.0)
-        elif terminated.any():
+        if terminated.any():
             done = np.flatnonzero(terminated)
-            rewards[done[:, None], self.agent_of_seat[done]] = final_rewards(
-                self.kernel.scores()[done], self.kernel.winners()[done], self.reward_mode, self.game_class.score_range)
+            scores, winners = self.kernel.scores()[done], self.kernel.winners()[done]
+            self.final_scores[done[:, None], self.agent_of_seat[done]] = scores
+            self.final_winners[done[:, None], self.agent_of_seat[done]] = winners
+            if self.reward_mode != "round":
+                rewards[done[:, None], self.agent_of_seat[done]] = final_rewards(
+                    scores, winners, self.reward_mode, self.game_class.score_range)
         self._ended_outcomes = {}
         if ended:
             ended = terminated | truncated

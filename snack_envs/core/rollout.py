@@ -9,6 +9,9 @@
 It drives a raw env of either API: an AEC env (turn-based games: the agent
 to act moves) or a ParallelEnv (simultaneous games: every agent in the
 episode moves each step), until the episode ends.
+
+A policy with `uses_game = True` (`snack_envs.lookahead`) is asked `act_game(env.game, seat)`
+with its agent's seat instead of `act(observation, action_mask)`.
 """
 
 from __future__ import annotations
@@ -45,15 +48,21 @@ def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watch
             if not env.agents:
                 break
             actions = {
-                a: policies[a].act(observations[a]["observation"], observations[a]["action_mask"]) for a in env.agents
+                a: policies[a].act_game(env.game, env.agent_seats[a]) if getattr(policies[a], "uses_game", False)
+                else policies[a].act(observations[a]["observation"], observations[a]["action_mask"])
+                for a in env.agents
             }
             observations, *_ = env.step(actions)
         else:
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
                 break
-            obs = env.observe(agent)
-            actions = {agent: policies[agent].act(obs["observation"], obs["action_mask"])}
+            policy = policies[agent]
+            if getattr(policy, "uses_game", False):
+                actions = {agent: policy.act_game(env.game, env.agent_seats[agent])}
+            else:
+                obs = env.observe(agent)
+                actions = {agent: policy.act(obs["observation"], obs["action_mask"])}
             env.step(actions[agent])
         steps += 1
         stopped = bool(watch and watch(env, actions))

@@ -326,3 +326,25 @@ def test_heuristic_actions_for_some_envs_are_those_of_all_envs_there_and_minus_o
         everywhere, there = venv.heuristic_actions(), venv.heuristic_actions(some)
         assert np.array_equal(there[some], everywhere[some]) and (there[~some] == -1).all()
         venv.step(everywhere)
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_a_finished_games_scores_and_winners_are_kept_by_agent_before_the_new_deal(name):
+    kept = batched.make(name, num_envs=8, seed=4)  # seats shuffled, a new game at once
+    stays = batched.make(name, num_envs=8, seed=4, auto_reset=False)  # the same games, left as they ended
+    out, rng = kept.reset(), np.random.default_rng(4)
+    stays.reset()
+    checked = 0
+    for _ in range(5000):
+        live = stays.live.copy()
+        actions = random_actions(out, rng)
+        out = kept.step(actions)
+        stays.step(actions)
+        for i in np.flatnonzero(out[-2] & live):  # each env's first game, ended by its rules
+            game, seats = stays.export(i), stays.agent_seats(i)
+            assert kept.final_scores[i].tolist() == [game.scores()[s] for s in seats]
+            assert kept.final_winners[i].tolist() == [s in game.winners() for s in seats]
+            checked += 1
+        if not stays.live.any():
+            break
+    assert checked >= 4

@@ -1,4 +1,5 @@
-"""Every committed checkpoint loads, plays legal games, and (slow) still clears the bar it claims."""
+"""Every committed checkpoint loads and plays legal games at every player count it claims (that it still
+clears its bar: test_shipped_bar.py, slow), and checkpoints average."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from snack_envs.agents import heuristic_policy  # noqa: E402
-from snack_envs.checkpoints import load_policy, read_metadata  # noqa: E402
+from snack_envs.checkpoints import load_policy, player_counts, read_metadata  # noqa: E402
 from snack_envs.training.evaluate import play_game  # noqa: E402
-from snack_envs.training.ship import measure_bar  # noqa: E402
 
 CHECKPOINT_DIR = Path(__file__).resolve().parents[2] / "checkpoints"  # the repository's shipped checkpoints
 CHECKPOINTS = sorted(CHECKPOINT_DIR.glob("*.zip"))
@@ -27,22 +27,14 @@ def test_there_is_a_checkpoint():
 def test_committed_checkpoint_loads_and_plays_legal_games(path):
     meta = read_metadata(path)
     assert REQUIRED <= set(meta), REQUIRED - set(meta)
-    assert meta["bar"]["games_per_match"] >= 1000 and meta["bar"]["passed"]
-    n = meta["num_players"]
-    policy = load_policy(path, env_name=meta["env_name"], num_players=n)
-    heuristic = heuristic_policy(meta["env_name"], n, **meta["env_options"])
-    for seed in range(4):  # the raw env raises on any illegal action
-        lineup = [policy if s == seed % n else heuristic for s in range(n)]
-        result = play_game(meta["env_name"], lineup, seed, num_players=n, **meta["env_options"])
-        assert result["finished"]
-    assert (CHECKPOINT_DIR / "README.md").read_text().count(f"| `{path.name}` |") == 1  # its row in the table
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
-def test_committed_checkpoint_still_clears_the_bar(path):
-    # As many games as it shipped with: a small edge (Snack Wars) needs 10,000 to show.
-    assert measure_bar(path, games=read_metadata(path)["bar"]["games_per_match"])["passed"]
+    for n in player_counts(meta):
+        policy = load_policy(path, env_name=meta["env_name"], num_players=n)
+        heuristic = heuristic_policy(meta["env_name"], n, **meta["env_options"])
+        for seed in range(max(n, 4)):  # the raw env raises on any illegal action
+            lineup = [policy if s == seed % n else heuristic for s in range(n)]
+            result = play_game(meta["env_name"], lineup, seed, num_players=n, **meta["env_options"])
+            assert result["finished"]
+    assert (CHECKPOINT_DIR / "README.md").read_text().count(f"`{path.name}`") >= 1  # its part of the README
 
 
 def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path):
@@ -74,22 +66,3 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     wars, _ = tiny("w", 3, "snack_wars")
     with pytest.raises(CheckpointError, match="env_name"):
         average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)
-
-
-def test_the_bar_for_snack_time_asks_for_both_the_win_rate_and_the_mean_scores():
-    from snack_envs.training.ship import verdict
-
-    def result(win_rate, low, high, hero=(50.0, 49.0, 51.0), villain=(45.0, 44.0, 46.0)):
-        return {"win_rate": win_rate, "win_rate_ci95": [low, high], "hero_mean_score_ci95": list(hero),
-                "villain_mean_score_ci95": list(villain)}
-
-    random_results = (result(1.0, 0.99, 1.0), result(0.99, 0.98, 1.0))
-    both = result(0.56, 0.53, 0.59)
-    assert verdict("snack_time_v0", both, *random_results)["passed"]
-    assert verdict("snack_wars_v0", both, *random_results)["passed"]
-    only_scores = result(0.50, 0.47, 0.53)  # ahead on mean score, not on wins: ending games early, say
-    assert not verdict("snack_time_v0", only_scores, *random_results)["beats_heuristic"]
-    only_wins = result(0.56, 0.53, 0.59, hero=(46.0, 45.0, 47.0))  # the intervals overlap
-    assert not verdict("snack_time_v0", only_wins, *random_results)["passed"]
-    assert verdict("snack_wars_v0", only_wins, *random_results)["passed"]
-    assert not verdict("snack_wars_v0", both, result(0.98, 0.97, 0.99), result(0.99, 0.98, 1.0))["passed"]

@@ -333,7 +333,7 @@ def test_snack_trains_closing_table_shows_the_unfinished_games_beside_the_finish
     result = {"timesteps": 64, "wall_time_s": 1.0, "checkpoint": str(tmp_path / "final.zip"), "evaluation": {
         "heuristic": {"games": 10, "unfinished": 3, "win_rate": 0.5, "win_rate_ci95": [0.2, 0.8], "wins": 3, "ties": 1,
                       "losses": 3, "hero_mean_score_ci95": [5.0, 4.0, 6.0], "villain_mean_score_ci95": [4.0, 3.0, 5.0]}}}
-    monkeypatch.setattr(sb3, "train", lambda config, run_dir, resume=False: result)
+    monkeypatch.setattr(sb3, "train", lambda config, run_dir, resume=False, **kwargs: result)
     train.main(["--run-dir", str(tmp_path / "run")])
     header, row = capsys.readouterr().out.strip().splitlines()[-2:]
     assert header.split()[:3] == ["opponent", "games", "unfinished"] and row.split()[:3] == ["heuristic", "10", "3"]

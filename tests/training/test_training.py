@@ -475,7 +475,9 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     model = fresh(config["algo"]["net_arch"])
     lineage = start_from(model, shipped, config)
     parent = json.loads(shipped.with_suffix(".json").read_text())
-    assert lineage == [{"checkpoint": str(shipped), "timesteps": parent["timesteps"], "wall_time_s": parent["wall_time_s"]}]
+    # named by its path in the repository, not the absolute path it was given by
+    assert lineage == [{"checkpoint": "checkpoints/snack_rabbits_v0.zip", "timesteps": parent["timesteps"],
+                        "wall_time_s": parent["wall_time_s"]}]
     from snack_envs.training.run import checkpoint_metadata
 
     meta = checkpoint_metadata(config, 1000, {"started": 0.0, "wall_time_before": 0.0, "lineage": lineage})

@@ -139,6 +139,8 @@ def learner_steps(result: dict, learner: str = "main") -> int:
 def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
     """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
     On SIGINT / SIGTERM: saves the run after the current iteration and raises TrainingInterrupted (training/run.py)."""
+    if config.get("stages"):
+        raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
     if config["vec_env"] == "batched":  # the game configs' default, an SB3 VecEnv: RLlib samples its own envs
         print("vec_env=batched is the SB3 backend's; the rllib backend samples with vec_env=dummy")

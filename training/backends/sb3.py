@@ -28,6 +28,8 @@ weights to a new final.zip.
 At the end: latest.zip at the last update, a final evaluation over
 `eval.final_games` games, the checkpoint `final.zip` with its metadata, and
 learning_curve.png (training/run.py).
+A config with `stages:` is a recipe: `train` trains its stages one after the
+other, each as above in a folder of its own (training/recipe.py).
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.training.config import check_config, player_counts
 from snack_envs.training.imitate import kickstart
 from snack_envs.training.run import (
-    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, prune_snapshots,
-    read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
+    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, lineage_entry,
+    prune_snapshots, read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
 
@@ -199,16 +201,17 @@ def resume_checkpoint(run_dir: Path) -> Path:
     return final if steps(final) >= steps(latest) else latest
 
 
-def start_from(model, path: Path, config: dict) -> list[dict]:
+def start_from(model, path: Path, config: dict, run_dir: Path | None = None, recipe: dict | None = None) -> list[dict]:
     """Load a checkpoint's weights into a fresh model (`init_from`), after checking it fits the config.
-    Returns the lineage of the new run: the runs behind that checkpoint, oldest first."""
+    Returns the lineage of the new run (in `run_dir`; `recipe`: the run's, see training/run.py `start_run`):
+    the runs behind that checkpoint, oldest first, it last (`lineage_entry`)."""
     meta = read_metadata(path)
     check_fits(meta, config["env"]["name"], None)  # any player count: the sizes are checked by set_parameters
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:  # another network shape
         raise CheckpointError(f"init_from={path}: its network does not match algo.policy and algo.net_arch ({error})") from error
-    return meta.get("lineage", []) + [{"checkpoint": str(path), "timesteps": meta["timesteps"], "wall_time_s": meta["wall_time_s"]}]
+    return meta.get("lineage", []) + [lineage_entry(path, meta, Path(run_dir or "."), recipe)]
 
 
 def policy_for(env_name: str, kind: str, net_arch: list[int]) -> tuple[Any, dict]:
@@ -222,9 +225,17 @@ def policy_for(env_name: str, kind: str, net_arch: list[int]) -> tuple[Any, dict
     return "MlpPolicy", {"net_arch": net_arch}
 
 
-def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
+def train(config: dict, run_dir: Path, resume: bool = False, recipe: dict | None = None,
+          resume_dir: Path | None = None) -> dict:
     """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
-    On SIGINT / SIGTERM: saves the run and raises TrainingInterrupted (training/run.py)."""
+    On SIGINT / SIGTERM: saves the run and raises TrainingInterrupted (training/run.py). A config with
+    `stages:` is a recipe, run stage by stage into `run_dir`/stage1, ... (training/recipe.py). `recipe`: the
+    config it was loaded from (`{"config": "configs/<name>.yaml", "overrides": [...]}`, for the metadata);
+    `resume_dir`: the folder the resume line names (a stage's: the recipe's)."""
+    if config.get("stages"):
+        from snack_envs.training.recipe import train_recipe
+
+        return train_recipe(config, Path(run_dir), resume, recipe, train_stage=train)
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
     if resume and (done := finished_run(run_dir, config, run_dir / "final.zip")):
         return done
@@ -232,15 +243,16 @@ def train(config: dict, run_dir: Path, resume: bool = False) -> dict:
 
     torch.set_num_threads(config["torch_threads"])
     with StopSignals() as stop:
-        return _train(config, run_dir, resume, stop)
+        return _train(config, run_dir, resume, stop, recipe, resume_dir)
 
 
-def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict:
+def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe: dict | None = None,
+           resume_dir: Path | None = None) -> dict:
     from sb3_contrib import MaskablePPO
 
-    state = start_run(config, run_dir, resume)
+    state = start_run(config, run_dir, resume, recipe)
     state["snapshots"] = state["snapshots"][-config["opponents"]["max_snapshots"]:]
-    resume_line = f"resume with: {resume_command(run_dir)}"
+    resume_line = f"resume with: {resume_command(resume_dir or run_dir)}"
     if resume:
         checkpoint = resume_checkpoint(run_dir)
         try:
@@ -266,7 +278,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict
             model = MaskablePPO(policy, vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
                                 policy_kwargs=policy_kwargs, **algo)
             if config.get("init_from"):
-                state["lineage"] = start_from(model, Path(config["init_from"]), config)
+                state["lineage"] = start_from(model, Path(config["init_from"]), config, run_dir, state.get("recipe"))
             with stop.at_once():
                 state["imitation"] = kickstart(model, config, lambda n: SelfPlayEnv(config, n))
         remaining = config["timesteps"] - model.num_timesteps
@@ -285,6 +297,9 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals) -> dict
                                            f"and state.json; {resume_line}")
     except Interrupted as interrupted:
         if not (run_dir / "state.json").is_file():
+            if resume_dir is not None:  # a stage of a recipe: resuming the recipe starts the stage again
+                raise stopped(interrupted.signum, f"stopped before {run_dir.name}'s first checkpoint: it starts again "
+                                                  f"when the recipe resumes; {resume_line}") from None
             raise stopped(interrupted.signum, f"stopped before the run's first checkpoint: nothing to resume; "
                                               f"start it again") from None
         raise stopped(interrupted.signum, f"stopped at once: the work since the last checkpoint "

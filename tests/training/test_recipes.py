@@ -1,0 +1,237 @@
+"""Recipes (issue 19, "Reproducible recipes"): a config with `stages:` runs every stage by one `snack-train`,
+each from the last one's final weights, into one run folder; it resumes where it stopped, is checked whole on
+load, and its checkpoints' lineage names the recipe and its stages, never a temporary path."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from snack_envs.core.game import ConfigError
+from snack_envs.training.config import CONFIG_DIR, load_config, recipe_name, stage_configs
+from snack_envs.training.run import TrainingInterrupted
+
+torch = pytest.importorskip("torch")
+torch.set_num_threads(1)
+ROOT = Path(__file__).resolve().parents[2]
+
+# Two tiny stages on the batched engine: 8 envs x 32 steps = 256 learner steps an update, 300 asked -> 512 each.
+# Stage 2 learns nothing (learning rate 0), so its final weights are the ones it started from; the top-level
+# imitation is stage 1's only (a later stage clones the heuristic only where it sets imitation.games).
+TINY_RECIPE = """\
+extends: quickstart
+timesteps: 300
+n_envs: 8
+algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
+eval: {every: 256, games: 2, final_games: 2}
+opponents: {snapshot_every: 256, max_snapshots: 2}
+imitation: {games: 2, epochs: 1}
+stages:
+  - {}
+  - algo: {learning_rate: 0.0}
+"""
+STAGE_STEPS = 512
+
+
+def files(run: Path) -> dict[str, str]:
+    """Every file of a run by relative path, with a digest of its bytes and its mtime."""
+    return {str(p.relative_to(run)): f"{hashlib.sha256(p.read_bytes()).hexdigest()} {p.stat().st_mtime_ns}"
+            for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+def weights(path: Path) -> dict:
+    return torch.load(io.BytesIO(zipfile.ZipFile(path).read("policy.pth")), map_location="cpu")
+
+
+def same_weights(a: Path, b: Path) -> bool:
+    wa, wb = weights(a), weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def read(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def snack_train(*argv: str) -> None:
+    from snack_envs.training import train
+
+    train.main(list(argv))
+
+
+@pytest.fixture(scope="module")
+def recipe_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("recipe") / "tiny.yaml"
+    path.write_text(TINY_RECIPE)
+    return path
+
+
+@pytest.fixture(scope="module")
+def finished_recipe(recipe_file, tmp_path_factory) -> Path:
+    """The tiny recipe trained to its end by `snack-train --config tiny.yaml --run-dir ...`, in its folder."""
+    run = tmp_path_factory.mktemp("finished") / "run"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(recipe_file.parent)
+        snack_train("--config", recipe_file.name, "--run-dir", str(run))
+    return run
+
+
+def test_a_two_stage_recipe_runs_each_stage_from_the_last_ones_weights_and_names_its_lineage(finished_recipe, recipe_file):
+    run = finished_recipe
+    assert {p.name for p in run.iterdir()} >= {"config.json", "recipe.json", "stage1", "stage2", "final.zip", "final.json"}
+    for stage in ("stage1", "stage2"):  # each an ordinary run folder
+        assert {"config.json", "state.json", "latest.zip", "eval.csv", "final.zip", "final.json"} <= {p.name for p in (run / stage).iterdir()}
+    first, second, final = read(run / "stage1" / "final.json"), read(run / "stage2" / "final.json"), read(run / "final.json")
+
+    # stage 2 started from stage 1's final weights (and, learning nothing, ended with them), without cloning again
+    assert read(run / "stage2" / "config.json")["init_from"] == str(run / "stage1" / "final.zip")
+    assert same_weights(run / "stage1" / "final.zip", run / "stage2" / "final.zip")
+    assert first["imitation"]["games"] == 2 and second["imitation"] is None
+    # the recipe's final checkpoint is stage 2's, byte for byte
+    assert (run / "final.zip").read_bytes() == (run / "stage2" / "final.zip").read_bytes() and final == second
+
+    # the lineage names the recipe and its stages, with no path in a temporary folder
+    name = "tiny.yaml"  # a config of one's own: by its path as given (a shipped one: configs/<name>.yaml)
+    assert (first["recipe"], first["stage"], first["lineage"]) == (name, 1, [])
+    assert (final["recipe"], final["stage"], final["timesteps"]) == (name, 2, STAGE_STEPS)
+    assert final["lineage"] == [{"checkpoint": "stage1/final.zip", "recipe": name, "stage": 1,
+                                 "timesteps": first["timesteps"], "wall_time_s": first["wall_time_s"]}]
+    assert final["lineage_timesteps"] == first["timesteps"] + second["timesteps"] == 2 * STAGE_STEPS
+    assert final["lineage_wall_time_s"] == pytest.approx(first["wall_time_s"] + second["wall_time_s"], abs=0.11)
+    assert str(run) not in json.dumps(final["lineage"]) and "/tmp" not in json.dumps(final["lineage"])
+    assert read(run / "recipe.json") == {"recipe": name, "overrides": [], "stages": 2}
+
+
+def test_resuming_a_finished_recipe_changes_nothing(finished_recipe, tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(finished_recipe, run)
+    before = files(run)
+    snack_train("--resume", str(run))
+    out = capsys.readouterr().out
+    assert "stage 1/2 is finished" in out and "stage 2/2 is finished" in out and f"{run} is finished" in out
+    assert files(run) == before
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_an_interrupted_recipe_resumes_where_it_stopped_to_the_same_end(finished_recipe, recipe_file, tmp_path, monkeypatch, capsys):
+    from snack_envs.training.backends import sb3
+
+    run = tmp_path / "run"
+    monkeypatch.chdir(recipe_file.parent)
+    learning_curve, evaluate_model = sb3.learning_curve, sb3.evaluate_model
+
+    def curve_then_signal(run_dir):  # SIGINT as stage 1 ends, after its final checkpoint: between the stages
+        if run_dir.name == "stage1":
+            os.kill(os.getpid(), signal.SIGINT)
+        return learning_curve(run_dir)
+
+    monkeypatch.setattr(sb3, "learning_curve", curve_then_signal)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        snack_train("--config", recipe_file.name, "--run-dir", str(run))
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"SIGINT: stopped after stage 1 of 2; resume with: snack-train --resume {run}")
+    assert (run / "stage1" / "final.zip").is_file() and not (run / "stage2").exists()
+    monkeypatch.setattr(sb3, "learning_curve", learning_curve)
+
+    signalled = []
+
+    def evaluate_then_signal(model, config, games, seed):  # SIGINT in stage 2's first (periodic) evaluation
+        if config.get("init_from") and not signalled:
+            signalled.append(model.num_timesteps)
+            os.kill(os.getpid(), signal.SIGINT)
+        return evaluate_model(model, config, games, seed)
+
+    monkeypatch.setattr(sb3, "evaluate_model", evaluate_then_signal)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        snack_train("--resume", str(run))
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"SIGINT: stopped at 256 timesteps; saved {run / 'stage2' / 'latest.zip'} and state.json; "
+        f"resume with: snack-train --resume {run}")  # the recipe's folder, not the stage's
+    assert (run / "stage1" / "final.zip").is_file() and not (run / "stage2" / "final.zip").exists()
+    assert read(run / "stage2" / "state.json")["timesteps"] == 256 and not (run / "final.zip").exists()
+    stage1 = {k: v for k, v in files(run).items() if k.startswith("stage1/")}
+
+    snack_train("--resume", str(run))  # stage 1 skipped, stage 2 resumed
+    assert {k: v for k, v in files(run).items() if k.startswith("stage1/")} == stage1
+    final, uninterrupted = read(run / "final.json"), read(finished_recipe / "final.json")
+    assert final["timesteps"] == uninterrupted["timesteps"] == STAGE_STEPS
+    assert final["lineage_timesteps"] == uninterrupted["lineage_timesteps"] == 2 * STAGE_STEPS
+    assert [{k: e[k] for k in ("checkpoint", "recipe", "stage", "timesteps")} for e in final["lineage"]] == \
+        [{k: e[k] for k in ("checkpoint", "recipe", "stage", "timesteps")} for e in uninterrupted["lineage"]]
+    assert (run / "final.zip").read_bytes() == (run / "stage2" / "final.zip").read_bytes()
+    assert [int(line.split(",")[0]) for line in (run / "stage2" / "eval.csv").read_text().splitlines()[1:]] == [256, 256]
+
+
+def test_every_stage_is_checked_on_load_naming_it_and_nothing_is_written(recipe_file, tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(TINY_RECIPE.replace("algo: {learning_rate: 0.0}", "algo: {lerning_rate: 0.0}"))
+    with pytest.raises(ConfigError, match=re.escape("unknown config key 'stages[1].algo.lerning_rate' "
+                                                    "(did you mean 'stages[1].algo.learning_rate'?)")):
+        load_config(bad)
+    bad.write_text(TINY_RECIPE.replace("algo: {learning_rate: 0.0}", "algo: {batch_size: 1000000}"))  # checked whole
+    with pytest.raises(ConfigError, match=re.escape("stages[1] (stage 2): algo.batch_size must not exceed")):
+        load_config(bad)
+    bad.write_text(TINY_RECIPE.replace("- {}", "- {eval: {opponents: [heurstic]}}"))
+    with pytest.raises(ConfigError, match=re.escape("stages[0] (stage 1): eval.opponents[0]='heurstic' is no policy")):
+        load_config(bad)
+    with pytest.raises(ConfigError, match=re.escape("stages[1] (stage 2): algo.net_arch=[8] is not stage 1's [16]")):
+        load_config(recipe_file, ["stages[1].algo.net_arch=[8]"])
+    with pytest.raises(ConfigError, match=re.escape("stages[1] (stage 2): init_from: a stage after the first starts from")):
+        load_config(recipe_file, [f"stages[1].init_from={ROOT / 'checkpoints' / 'snack_rabbits_v0.zip'}"])
+    with pytest.raises(ConfigError, match=re.escape("--set algo.learning_rate=0.1: stages[1] sets algo.learning_rate itself")):
+        load_config(recipe_file, ["algo.learning_rate=0.1"])  # ambiguous: refused, not silently overridden
+    with pytest.raises(ConfigError, match=re.escape("--set stages[2].seed=1: the config has 2 stages")):
+        load_config(recipe_file, ["stages[2].seed=1"])
+
+    bad.write_text(TINY_RECIPE.replace("algo: {learning_rate: 0.0}", "algo: {lerning_rate: 0.0}"))
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        snack_train("--config", str(bad), "--run-dir", str(run))
+    assert exit_.value.code == 2 and "stages[1].algo.lerning_rate" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        snack_train("--config", str(recipe_file), "--run-dir", str(run), "--backend", "rllib")
+    assert exit_.value.code == 2 and "--backend rllib does not train a recipe" in capsys.readouterr().err
+    assert not run.exists()
+
+
+def test_stage_configs_merge_each_stage_over_the_rest(recipe_file):
+    config = load_config(recipe_file, ["seed=7", "stages[1].timesteps=1e3"])
+    first, second = stage_configs(config)
+    assert "stages" not in first and (first["seed"], second["seed"]) == (7, 7)  # a shared --set reaches every stage
+    assert (first["timesteps"], second["timesteps"]) == (300, 1000)  # a stage's own --set, that stage only
+    assert (first["algo"]["learning_rate"], second["algo"]["learning_rate"]) == (3e-4, 0.0)
+    assert (first["imitation"]["games"], second["imitation"]["games"]) == (2, 0)
+    plain = load_config("quickstart")
+    assert "stages" not in plain and stage_configs(plain) == [plain]  # a config without stages: one run, as before
+    assert "stages" not in load_config(recipe_file, ["stages=null"])
+
+
+def test_the_shipped_speed_snacks_config_is_its_checkpoints_three_stage_recipe():
+    stages = stage_configs(load_config("speed_snacks"))
+    assert [s["timesteps"] for s in stages] == [250_000, 1_300_000, 2_000_000]
+    assert [s["imitation"]["games"] for s in stages] == [3000, 0, 0]
+    assert [s["algo"]["learning_rate"] for s in stages] == [1e-4, 2e-4, 5e-5]
+    assert [s["n_envs"] * s["algo"]["n_steps"] for s in stages] == [16 * 256, 16 * 512, 16 * 1024]  # as it was trained
+    shipped = read(ROOT / "checkpoints" / "speed_snacks_v1.json")
+    assert [e["timesteps"] for e in shipped["lineage"]] + [shipped["timesteps"]] == [s["timesteps"] for s in stages]
+    assert recipe_name("speed_snacks") == recipe_name(CONFIG_DIR / "speed_snacks.yaml") == "configs/speed_snacks.yaml"
+
+
+def test_a_checkpoint_in_the_repositorys_checkpoints_is_named_by_its_repository_path(tmp_path):
+    from snack_envs.training.run import checkpoint_name
+
+    assert checkpoint_name(ROOT / "checkpoints" / "snack_rabbits_v0.zip") == "checkpoints/snack_rabbits_v0.zip"
+    assert checkpoint_name(tmp_path / "run" / "stage1" / "final.zip", tmp_path / "run") == "stage1/final.zip"
+    elsewhere = tmp_path / "elsewhere.zip"
+    assert checkpoint_name(elsewhere) == str(elsewhere)

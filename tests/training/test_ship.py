@@ -1,0 +1,129 @@
+"""training/ship.py, quickly: the bar's verdict, measuring checkpoints into their metadata (other keys kept,
+counts merged, figures reproducible), publishing a run, and the README written from the metadata. Every
+file is written in a temporary folder: the repository's checkpoints/ is only read."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from snack_envs.training import ship  # noqa: E402
+from snack_envs.training.arena import solo  # noqa: E402
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+def result(rate: float, low: float, finished: int = 2000) -> dict:
+    return {"win_rate": rate, "win_rate_ci95": [low, min(1.0, 2 * rate - low)], "finished": finished}
+
+
+ROWS = {"vs_heuristic": result(0.65, 0.61), "vs_random": result(0.95, 0.94), "heuristic_vs_random": result(0.96, 0.95),
+        "vs_lookahead": result(0.50, 0.48), "heuristic_vs_lookahead": result(0.45, 0.43)}
+
+
+def checks(n: int, **rows) -> dict:
+    found = ship.verdict(n, dict(ROWS, **rows))
+    return {c["check"]: c["passed"] for c in found["checks"]} | {"passed": found["passed"]}
+
+
+def test_the_verdict_of_each_count():
+    assert checks(2) == {"vs heuristic": True, "vs random": True, "vs lookahead": True, "passed": True}
+    assert checks(2, vs_heuristic=result(0.64, 0.60))["vs heuristic"] is False  # 0.600 is not above 1.2/2
+    assert checks(3, vs_heuristic=result(0.45, 0.41))["passed"]  # above 1.2/3
+    assert not checks(4, vs_heuristic=result(0.33, 0.29))["passed"]  # not above 1.2/4
+    # At least as strong: at most 1.96 standard errors of the difference below the heuristic's share.
+    floor = 0.96 - 1.96 * math.sqrt(0.95 * 0.05 / 2000 + 0.96 * 0.04 / 2000)
+    assert checks(2, vs_random=result(floor + 0.001, 0.9))["vs random"]
+    assert checks(2, vs_random=result(floor - 0.001, 0.9))["vs random"] is False
+    assert checks(2, vs_random=result(0.94, 0.9, finished=200), heuristic_vs_random=result(0.96, 0.93, finished=200))[
+        "vs random"]  # fewer games, more noise
+    assert checks(2, vs_lookahead=result(0.40, 0.38))["vs lookahead"] is False
+    rows = dict(ROWS)
+    del rows["vs_lookahead"]
+    found = ship.verdict(2, rows)
+    assert not found["passed"] and {"check": "vs lookahead", "passed": None, "figure": "not measured"} in found["checks"]
+
+
+def test_the_solo_verdict_asks_100_and_107_with_rat_snacks():
+    def mean(x):
+        return {"mean_score_ci95": [x, x - 2, x + 2]}
+
+    assert ship.verdict(1, {"solo": mean(100.0), "solo_rat_snacks": mean(107.0)})["passed"]
+    assert not ship.verdict(1, {"solo": mean(99.9), "solo_rat_snacks": mean(120.0)})["passed"]
+    assert not ship.verdict(1, {"solo": mean(110.0), "solo_rat_snacks": mean(106.9)})["passed"]
+    assert not ship.verdict(1, {"solo": mean(110.0)})["passed"]  # Rat Snacks not measured
+
+
+def copy_checkpoint(name: str, folder: Path, **changes) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(CHECKPOINTS / f"{name}.zip", folder / f"{name}.zip")
+    meta = json.loads((CHECKPOINTS / f"{name}.json").read_text())
+    (folder / f"{name}.json").write_text(json.dumps(dict(meta, **changes)))
+    return folder / f"{name}.zip"
+
+
+def test_measuring_stores_every_count_keeps_the_rest_and_reproduces_its_figures(tmp_path):
+    path = copy_checkpoint("snack_wars_v0", tmp_path, player_counts=[2, 3], note="trained by hand")
+    quick = ["--games", "6", "--lookahead-games", "4", "--out", str(tmp_path)]
+    ship.main([str(path), *quick])  # in its folder already: measured in place
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["note"] == "trained by hand" and meta["timesteps"] == 5_800_000 and meta["player_counts"] == [2, 3]
+    counts = meta["bar"]["counts"]
+    assert list(counts) == ["2", "3"]
+    for n, stored in counts.items():
+        assert [stored[k]["games"] for k in ship.MATCHES] == [6, 6, 6, 4, 4]
+        assert stored["verdict"] == ship.verdict(int(n), stored)
+
+    readme = (tmp_path / "README.md").read_text()
+    h = counts["3"]["vs_heuristic"]
+    assert "### Snack Wars: `snack_wars_v0.zip`" in readme
+    assert f"| 3 | agent vs 2 heuristic | 6 | {h['win_rate']:.3f} [{h['win_rate_ci95'][0]:.3f}," in readme
+    assert "| heuristic vs 2 lookahead | 4 |" in readme
+    assert "- `snack_wars_v0.zip`: trained by hand" in readme
+    assert "yet: Snack Rabbits (2, 3, 4); Snack Time (1, 2, 3, 4); Snack Wars (4, 5); Speed Snacks (2)." in readme
+
+    again = ship.measure_count(path, 3, games=6, look_games=4, log=lambda line: None)
+    for key in ship.MATCHES:
+        assert ship.figures(again[key]) == ship.figures(counts["3"][key]), key
+    ship.main([str(path), "--players", "3", "--seed", "7", *quick])
+    remeasured = json.loads(path.with_suffix(".json").read_text())["bar"]["counts"]
+    assert remeasured["2"] == counts["2"] and remeasured["3"]["seed"] == 7  # only 3 players measured again
+
+
+def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, capsys):
+    run = copy_checkpoint("snack_wars_v0", tmp_path / "run")
+    out = tmp_path / "published"
+    quick = [str(run), "--games", "4", "--lookahead-games", "2", "--out", str(out)]
+    ship.main(quick)
+    assert "bar missed: not published" in capsys.readouterr().out and not (out / "snack_wars_v0.zip").exists()
+    ship.main([*quick, "--force", "--dry-run"])
+    assert not out.exists()
+    ship.main([*quick, "--force"])
+    meta = json.loads((out / "snack_wars_v0.json").read_text())
+    assert (out / "snack_wars_v0.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
+    assert "**not cleared**: vs heuristic: lower bound" in (out / "README.md").read_text()
+
+
+def test_the_readme_shows_snack_times_solo_rows_with_their_ranks(tmp_path):
+    meta = json.loads((CHECKPOINTS / "snack_time_v0.json").read_text())
+    rows = {}
+    for rat in (False, True):
+        measured = solo("snack_time_v0", "heuristic", 20, seed=0, rat_snacks=rat)
+        suffix = "_rat_snacks" if rat else ""
+        rows["solo" + suffix] = rows["heuristic_solo" + suffix] = measured
+    meta["player_counts"] = [1, 2]
+    meta["bar"] = {"counts": {"1": dict(rows, verdict=ship.verdict(1, rows))}}
+    (tmp_path / "snack_time_v0.json").write_text(json.dumps(meta))
+    readme = ship.write_readme(tmp_path).read_text()
+    plain, rat = rows["solo"], rows["solo_rat_snacks"]
+    shares = " | ".join(f"{100 * v / 20:.0f}%" for v in plain["ranks"].values())
+    assert f"| agent | 20 | {plain['mean_score_ci95'][0]:.1f} [" in readme and f"] | {shares} | **not cleared**: solo" in readme
+    assert f"| heuristic, Rat Snacks | 20 | {rat['mean_score_ci95'][0]:.1f} [" in readme
+    assert "| solo | games | mean score [95% CI] | Near Perfect | Leaderboard |" in readme
+    assert "| 2 | not measured |" in readme and "plays 1, 2 players" in readme

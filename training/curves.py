@@ -1,0 +1,192 @@
+"""Learning curves for a shipped checkpoint: its win share against each evaluation opponent over training.
+
+    python -m snack_envs.training.curves runs/<run> checkpoints/speed_snacks_v1.zip
+
+    from snack_envs.training.curves import export_curve
+    export_curve("runs/<run>", "checkpoints/speed_snacks_v1.zip")   # -> checkpoints/speed_snacks_v1.curve.csv, .curve.png
+
+A run's evaluations are its eval.csv (training/run.py: a row per periodic
+evaluation and opponent, keyed "heuristic@3p" where the run plays several player
+counts) and the final evaluation in its final.json. A recipe's run (training/recipe.py)
+has them in each stage's folder; they are read stage after stage. The x axis is
+the timesteps of the whole lineage: a run's own timesteps plus those of every run
+it started from (`init_from`, earlier stages), its metadata's `lineage_timesteps`
+less its `timesteps` (from final.json, else latest.json).
+
+`<name>.curve.csv`, beside the checkpoint, is tidy: one row per evaluation, opponent
+and player count (timesteps, stage, stage_timesteps, opponent, num_players,
+even_share = 1/n, win_rate with ties split and its 95% interval, mean_score,
+unfinished, kind: periodic or final). `<name>.curve.png` draws a panel per player
+count, a line per opponent with its interval shaded, the even share 1/n dashed
+and the stage boundaries dotted. The docs show them (docs/learning-curves.md).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from pathlib import Path
+
+from snack_envs.training.cli import ArgumentParser, command
+
+COLUMNS = ["timesteps", "stage", "stage_timesteps", "opponent", "num_players", "even_share", "win_rate",
+           "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished", "kind"]
+KEY = re.compile(r"^(?P<opponent>.+)@(?P<n>\d+)p$")  # "heuristic@3p": evaluated at 3 players
+
+
+def curve_paths(checkpoint_path: str | Path) -> tuple[Path, Path]:
+    """Where the curve of the checkpoint `<dir>/<name>.zip` goes: `<dir>/<name>.curve.csv` and `.curve.png`."""
+    checkpoint_path = Path(checkpoint_path)
+    stem = checkpoint_path.name.removesuffix(".zip")
+    return checkpoint_path.with_name(f"{stem}.curve.csv"), checkpoint_path.with_name(f"{stem}.curve.png")
+
+
+def run_folders(run_dir: str | Path) -> list[Path]:
+    """The run folders of a run, in training order: a recipe's stage1/, stage2/, ..., else the run itself."""
+    run_dir = Path(run_dir)
+    stages = []
+    while (run_dir / f"stage{len(stages) + 1}").is_dir():
+        stages.append(run_dir / f"stage{len(stages) + 1}")
+    return stages or [run_dir]
+
+
+def _meta(folder: Path) -> dict | None:
+    for name in ("final.json", "latest.json"):
+        if (folder / name).is_file():
+            return json.loads((folder / name).read_text())
+    return None
+
+
+def _counts(folder: Path, meta: dict | None) -> list[int]:
+    """The player counts the run in `folder` played (its config.json, else its metadata)."""
+    if (folder / "config.json").is_file():
+        n = json.loads((folder / "config.json").read_text())["env"]["num_players"]
+        return list(n) if isinstance(n, list) else [n]
+    if meta:
+        return list(meta.get("player_counts") or [meta["num_players"]])
+    raise FileNotFoundError(f"{folder} has no config.json: no run there")
+
+
+def _opponent(key: str, counts: list[int]) -> tuple[str, int]:
+    """An evaluation key ("heuristic", or "heuristic@3p" in a run of several player counts) -> (opponent, count)."""
+    match = KEY.match(key)
+    if match and len(counts) > 1:
+        return match["opponent"], int(match["n"])
+    return key, counts[0]
+
+
+def read_curve(run_dir: str | Path) -> list[dict]:
+    """Every evaluation of a run (a recipe's: of every stage), as the rows of the curve (see the module
+    docstring), in training order, x being the timesteps of the whole lineage."""
+    rows: list[dict] = []
+    offset = 0
+    for stage, folder in enumerate(run_folders(run_dir), 1):
+        meta = _meta(folder)
+        if meta is not None:
+            offset = meta.get("lineage_timesteps", meta["timesteps"]) - meta["timesteps"]
+        counts = _counts(folder, meta)
+
+        def row(steps, key, win_rate, low, high, mean_score, unfinished, kind):
+            opponent, n = _opponent(key, counts)
+            return {"timesteps": offset + steps, "stage": stage, "stage_timesteps": steps, "opponent": opponent,
+                    "num_players": n, "even_share": 1 / n, "win_rate": float(win_rate), "win_rate_ci95_low": float(low),
+                    "win_rate_ci95_high": float(high), "mean_score": float(mean_score), "unfinished": int(unfinished),
+                    "kind": kind}
+
+        last = 0
+        if (folder / "eval.csv").is_file():
+            with (folder / "eval.csv").open(newline="") as f:
+                for r in csv.DictReader(f):
+                    last = int(r["timesteps"])
+                    rows.append(row(last, r["opponent"], r["win_rate"], r["win_rate_ci95_low"], r["win_rate_ci95_high"],
+                                    r["mean_score"], r.get("unfinished") or 0, "periodic"))
+        final = json.loads((folder / "final.json").read_text()) if (folder / "final.json").is_file() else None
+        if final:
+            last = final["timesteps"]
+            for key, r in final.get("evaluation", {}).items():
+                rows.append(row(last, key, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0],
+                                r.get("unfinished", 0), "final"))
+        offset += last  # where the next stage starts, should its metadata not say
+    return rows
+
+
+def write_csv(rows: list[dict], path: Path) -> Path:
+    """The curve's rows as a CSV (COLUMNS), written through a temporary file and a rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", newline="") as f:
+        writer = csv.DictWriter(f, COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(tmp, path)
+    return path
+
+
+def plot(rows: list[dict], path: Path, title: str) -> Path:
+    """The curve as a PNG: a panel per player count, a line per opponent (95% interval shaded, final
+    evaluations as larger markers), the even share 1/n dashed, stage boundaries dotted."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = sorted({r["num_players"] for r in rows}) or [2]
+    fig, axes = plt.subplots(1, len(counts), figsize=(5.5 * len(counts), 4), sharey=True, squeeze=False)
+    starts = sorted({(r["stage"], r["timesteps"] - r["stage_timesteps"]) for r in rows})
+    boundaries = sorted({x for stage, x in starts if stage > 1})
+    for ax, n in zip(axes[0], counts):
+        opponents = list(dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n))
+        for i, opponent in enumerate(opponents):
+            points = sorted((r for r in rows if r["num_players"] == n and r["opponent"] == opponent),
+                            key=lambda r: (r["timesteps"], r["kind"] == "final"))
+            xs = [r["timesteps"] for r in points]
+            colour = f"C{i}"
+            ax.plot(xs, [r["win_rate"] for r in points], color=colour, marker=".", label=f"vs {opponent}")
+            ax.fill_between(xs, [r["win_rate_ci95_low"] for r in points], [r["win_rate_ci95_high"] for r in points],
+                            color=colour, alpha=0.15, lw=0)
+            finals = [r for r in points if r["kind"] == "final"]
+            ax.scatter([r["timesteps"] for r in finals], [r["win_rate"] for r in finals], color=colour, s=40, zorder=3)
+        ax.axhline(1 / n, color="grey", lw=1, ls="--", label=f"even share 1/{n}")
+        for x in boundaries:
+            ax.axvline(x, color="grey", lw=0.8, ls=":")
+        ax.set(xlabel="timesteps (whole lineage)", title=f"{n} players", ylim=(0, 1))
+        ax.legend(loc="lower right", fontsize="small")
+    axes[0][0].set_ylabel("win share (ties split)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    tmp = path.with_name(f".{path.name}.tmp")
+    fig.savefig(tmp, dpi=90, format="png")
+    plt.close(fig)
+    os.replace(tmp, path)
+    return path
+
+
+def export_curve(run_dir: str | Path, checkpoint_path: str | Path) -> tuple[Path, Path]:
+    """Write the learning curve of the run in `run_dir` (a recipe's: all its stages) beside the checkpoint
+    `checkpoint_path` (`<name>.zip`, which need not exist yet): `<name>.curve.csv` and `<name>.curve.png`.
+    Returns their paths. A FileNotFoundError if the run has no evaluation at all."""
+    rows = read_curve(run_dir)
+    if not rows:
+        raise FileNotFoundError(2, "the run has no evaluation (no eval.csv, no final.json) to draw", str(run_dir))
+    csv_path, png_path = curve_paths(checkpoint_path)
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, csv_path)
+    plot(rows, png_path, f"{Path(checkpoint_path).name}: win share over training ({Path(run_dir).name})")
+    return csv_path, png_path
+
+
+@command("python -m snack_envs.training.curves")
+def main(argv=None) -> None:
+    parser = ArgumentParser(prog="python -m snack_envs.training.curves", description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="the run folder (a recipe's: the folder holding stage1/, stage2/, ...)")
+    parser.add_argument("checkpoint", type=Path, help="the checkpoint (.zip) the curve goes beside, e.g. checkpoints/<name>.zip")
+    args = parser.parse_args(argv)
+    if not args.run.is_dir():
+        raise FileNotFoundError(2, "no run folder", str(args.run))
+    for path in export_curve(args.run, args.checkpoint):
+        print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()

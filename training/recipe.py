@@ -1,0 +1,140 @@
+"""A recipe: a config with `stages:`, trained stage after stage into one run folder by one command.
+
+    snack-train --config speed_snacks                 # every stage, in order, into runs/<env>-s<seed>-<time>/
+    snack-train --resume runs/<run>                   # finished stages skipped, the cut one resumed, the rest run
+
+    <run>/config.json     the recipe as loaded (the config with its stages), checked again on --resume
+    <run>/recipe.json     the config it was loaded from and the --set overrides, for the checkpoints' metadata
+    <run>/stage1/         stage 1: an ordinary run folder (training/run.py: config.json, state.json, latest.zip,
+                          eval.csv, tb/, final.zip + final.json, learning_curve.png)
+    <run>/stage2/         stage 2, started from stage1/final.zip (its config.json's init_from), and so on
+    <run>/final.zip       the last stage's final.zip and final.json, copied (atomically) once it is done
+    <run>/final.json
+
+Each stage's config is the recipe's config with that stage's keys merged over it
+(training/config.py `stage_configs`); every one was checked when the recipe was
+loaded. A stage that has started resumes from its own config.json, as any run
+does (edit that file to change it); one that has not starts from the recipe's
+config.json. A stage stopped before its first checkpoint starts again. Each
+checkpoint's metadata names the recipe (`recipe`: "configs/<name>.yaml", the
+config as given, and `stage`), and its `lineage` the stages before it by the
+recipe, the stage and their path in the recipe's folder ("stage1/final.zip"),
+never a path in a temporary folder. SIGINT / SIGTERM stop the stage being
+trained as they stop any run (exit status 130 / 143), with one line naming
+`snack-train --resume <run>`. The sb3 backend only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from snack_envs.checkpoints import write_json_atomic
+from snack_envs.core.game import ConfigError
+from snack_envs.training.config import check_config, load_run_config, stage_configs
+from snack_envs.training.run import StopSignals, refuse_a_run_in, resume_command, stopped, train_result
+
+
+def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None, train_stage: Callable) -> dict:
+    """Train the stages of `config` (`stages:`) in order into `run_dir` (see the module docstring), or resume
+    them, each with `train_stage(config, stage_dir, resume=..., recipe=..., resume_dir=run_dir)` (the sb3
+    backend's `train`, which calls this for a config with stages). `recipe`: `{"config": "configs/<name>.yaml",
+    "overrides": [...]}` (a fresh run's, for the metadata). Returns what `snack-train` prints: the last stage's
+    final checkpoint and evaluation, the timesteps and wall time of all the stages together."""
+    run_dir = Path(run_dir)
+    config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    stages = stage_configs(config)
+    if resume:
+        info = read_recipe(run_dir)
+    else:
+        refuse_a_run_in(run_dir)
+        for k in range(1, len(stages) + 1):
+            refuse_a_run_in(run_dir / f"stage{k}")
+        recipe = recipe or {}
+        info = {"recipe": recipe.get("config"), "overrides": list(recipe.get("overrides") or []), "stages": len(stages)}
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(run_dir / "config.json", config)
+        write_json_atomic(run_dir / "recipe.json", info)
+    name = info.get("recipe") or str(run_dir / "config.json")
+    print(f"recipe {name}: {len(stages)} stages -> {run_dir}", flush=True)
+    metas = []
+    with StopSignals() as stop:
+        for k, stage in enumerate(stages, 1):
+            if stop.signum is not None:
+                raise stopped(stop.signum, f"stopped after stage {k - 1} of {len(stages)}; "
+                                           f"resume with: {resume_command(run_dir)}")
+            stage_dir = run_dir / f"stage{k}"
+            if (stage_dir / "state.json").is_file():  # started: it goes on from its own config.json
+                own = load_run_config(stage_dir)
+                if (meta := finished(stage_dir, own)) is not None:
+                    print(f"stage {k}/{len(stages)} is finished: {meta['timesteps']} timesteps, {stage_dir / 'final.zip'}",
+                          flush=True)
+                    metas.append(meta)
+                    continue
+                print(f"stage {k}/{len(stages)}: resuming {stage_dir}", flush=True)
+                train_stage(own, stage_dir, resume=True, resume_dir=run_dir)
+            else:
+                if stage_dir.exists():  # stopped before its first checkpoint: nothing in it to keep
+                    shutil.rmtree(stage_dir)
+                if k > 1:
+                    stage["init_from"] = str(run_dir / f"stage{k - 1}" / "final.zip")
+                print(f"stage {k}/{len(stages)}: training {stage['env']['name']} ({stage['env']['num_players']} players) "
+                      f"for {stage['timesteps']} timesteps -> {stage_dir}", flush=True)
+                train_stage(stage, stage_dir, recipe={"config": info.get("recipe"), "overrides": info.get("overrides") or [],
+                                                    "stage": k, "stages": len(stages)}, resume_dir=run_dir)
+            metas.append(json.loads((stage_dir / "final.json").read_text()))
+        with stop.critical():
+            last = run_dir / f"stage{len(stages)}"
+            if published(run_dir, last):
+                print(f"{run_dir} is finished: {len(stages)} stages, final checkpoint {run_dir / 'final.zip'}", flush=True)
+            else:
+                publish(run_dir, last)
+                print(f"recipe done: {run_dir / 'final.zip'} (stage {len(stages)}'s final checkpoint)", flush=True)
+    final = metas[-1]
+    totals = {"wall_time_s": round(sum(m["wall_time_s"] for m in metas), 1)}
+    return train_result(run_dir / "final.zip", final.get("evaluation", {}), totals, sum(m["timesteps"] for m in metas))
+
+
+def read_recipe(run_dir: Path) -> dict:
+    """A recipe run's recipe.json (what it was loaded from), or what can be said without it."""
+    path = run_dir / "recipe.json"
+    if not path.is_file():
+        return {"recipe": None, "overrides": []}
+    try:
+        info = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    if not isinstance(info, dict):
+        raise ConfigError(f"{path} is not a recipe's record (a mapping)")
+    return info
+
+
+def finished(stage_dir: Path, config: dict) -> dict | None:
+    """The final metadata of a stage that has its final checkpoint with its config's timesteps, else None."""
+    meta_path = stage_dir / "final.json"
+    if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
+        return None
+    try:
+        meta = json.loads(meta_path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    return meta if meta.get("timesteps", -1) >= config["timesteps"] else None
+
+
+def published(run_dir: Path, stage_dir: Path) -> bool:
+    """Whether `run_dir`/final.zip and final.json are the last stage's, byte for byte."""
+    return all((run_dir / name).is_file() and (run_dir / name).read_bytes() == (stage_dir / name).read_bytes()
+               for name in ("final.zip", "final.json"))
+
+
+def publish(run_dir: Path, stage_dir: Path) -> None:
+    """Copy the last stage's final.zip, then its final.json, into the recipe's folder, each through a
+    temporary file and a rename (a crash leaves the old file or the new one, never half of one)."""
+    for name in ("final.zip", "final.json"):
+        tmp = run_dir / f".{name}.tmp"
+        shutil.copyfile(stage_dir / name, tmp)  # a new file: the mode the umask gives
+        os.replace(tmp, run_dir / name)
+
