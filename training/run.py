@@ -30,10 +30,12 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import CONFIG_DIR, player_counts
+from snack_envs.training.arena import match
 from snack_envs.training.evaluate import head_to_head
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -232,7 +234,8 @@ def eval_due(config: dict, state: dict, steps: int) -> bool:
 
 
 def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dict]:
-    """`hero` against each of `eval.opponents` over `games` games (snack_envs.training.evaluate.head_to_head),
+    """`hero` against each of `eval.opponents` over `games` games, on the batched engine
+    (`snack_envs.training.arena.match`; game by game, `evaluate.head_to_head`, for a game without one),
     by opponent; with several player counts, at each count, keyed "heuristic@3p" and the like."""
     env_cfg = config["env"]
     options = env_cfg.get("options", {})
@@ -240,9 +243,12 @@ def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dic
     results = {}
     for n in counts:
         for spec in config["eval"]["opponents"]:
-            villain = make_policy(spec, env_cfg["name"], n, seed=seed, **options)
             key = spec if len(counts) == 1 else f"{spec}@{n}p"
-            results[key] = head_to_head(env_cfg["name"], hero, villain, games, n, seed=seed, **options)
+            if specs.get(env_cfg["name"]).batched:  # many games at once: snack_envs.training.arena
+                results[key] = match(env_cfg["name"], n, hero, spec, games, seed=seed, **options)
+            else:
+                villain = make_policy(spec, env_cfg["name"], n, seed=seed, **options)
+                results[key] = head_to_head(env_cfg["name"], hero, villain, games, n, seed=seed, **options)
     return results
 
 
