@@ -45,6 +45,7 @@ from snack_envs.checkpoints import player_counts, read_metadata, write_json_atom
 from snack_envs.snack_time.components import SOLO_RANKS  # the solo mode's ranks (Snack Time's alone)
 from snack_envs.training.arena import match, solo
 from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
+from snack_envs.training.curves import export_curve
 from snack_envs.training.evaluate import Z95
 
 DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
@@ -383,6 +384,8 @@ def main(argv=None) -> None:
             args.out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             print("published", target)
+            if (Path(path).parent / "eval.csv").is_file() or (Path(path).parent / "recipe.json").is_file():
+                print("wrote", *export_curve(Path(path).parent, target))
         if args.note:
             meta = dict(meta, note=args.note)
         write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
