@@ -384,7 +384,7 @@ def main(argv=None) -> None:
             args.out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             print("published", target)
-            if (Path(path).parent / "eval.csv").is_file() or (Path(path).parent / "recipe.json").is_file():
+            if (Path(path).parent / "config.json").is_file():  # a training run's checkpoint: its learning curve too
                 print("wrote", *export_curve(Path(path).parent, target))
         if args.note:
             meta = dict(meta, note=args.note)

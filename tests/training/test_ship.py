@@ -104,10 +104,15 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     assert "bar missed: not published" in capsys.readouterr().out and not (out / "snack_wars_v0.zip").exists()
     ship.main([*quick, "--force", "--dry-run"])
     assert not out.exists()
+    (run.parent / "config.json").write_text(json.dumps({"env": {"num_players": 2}}))
+    (run.parent / "eval.csv").write_text("timesteps,opponent,win_rate,win_rate_ci95_low,win_rate_ci95_high,mean_score,"
+                                         "unfinished\n100,heuristic,0.25,0.1,0.4,3.0,0\n")
     ship.main([*quick, "--force"])
     meta = json.loads((out / "snack_wars_v0.json").read_text())
     assert (out / "snack_wars_v0.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
     assert "**not cleared**: vs heuristic: lower bound" in (out / "README.md").read_text()
+    curve = (out / "snack_wars_v0.curve.csv").read_text()  # the run's learning curve, published beside it
+    assert ",heuristic,2," in curve and "0.25" in curve and (out / "snack_wars_v0.curve.png").is_file()
 
 
 def test_the_readme_shows_snack_times_solo_rows_with_their_ranks(tmp_path):
