@@ -55,7 +55,7 @@ def test_metadata_for_another_game_version_or_player_count_is_refused_naming_wha
         ({"env_name": "snack_chess_v0"}, "snack_chess_v0'?, which is no env of this package"),
         ({"env_name": "speed_snacks_v0"}, "retired"),
         ({"env_version": 99}, "env_version is 99"),
-        ({"num_players": 3}, "supports num_players=3 only .* not 2 players"),
+        ({"num_players": 3, "player_counts": [3]}, "supports num_players=3 only .* not 2 players"),
     ]:
         path.with_suffix(".json").write_text(json.dumps(dict(meta, **change)))
         with pytest.raises(CheckpointError, match=message):
@@ -69,8 +69,8 @@ def test_metadata_for_another_game_version_or_player_count_is_refused_naming_wha
 
 
 def test_a_checkpoint_supports_only_its_player_count_and_says_which():
-    with pytest.raises(CheckpointError, match=r"snack_rabbits_v0.zip: checkpoint supports num_players=2 only .* not 3"):
-        make_policy(str(CHECKPOINTS / "snack_rabbits_v0.zip"), "snack_rabbits_v0", 3)
+    with pytest.raises(CheckpointError, match=r"snack_wars_v0.zip: checkpoint supports num_players=2 only .* not 3"):
+        make_policy(str(CHECKPOINTS / "snack_wars_v0.zip"), "snack_wars_v0", 3)
 
 
 # --- RLlib checkpoints ------------------------------------------------------------------------------------------

@@ -114,11 +114,11 @@ def test_a_checkpoint_for_another_game_is_one_line_and_exit_status_2(capsys):
 
 
 def test_a_checkpoint_for_another_player_count_is_refused_in_one_line_naming_the_count_it_supports(capsys):
-    """The README's old command: the shipped checkpoints are 2-player."""
+    """The shipped Snack Wars checkpoint plays 2 players only."""
     needs_sb3()
-    code, _, err = run_main(play, ["snack_rabbits_v0", "--opponents", str(CHECKPOINTS / "snack_rabbits_v0.zip"),
+    code, _, err = run_main(play, ["snack_wars_v0", "--opponents", str(CHECKPOINTS / "snack_wars_v0.zip"),
                                    "heuristic", "--num-players", "3"], capsys)
-    assert_one_line_error(code, err, "snack-play", "snack_rabbits_v0.zip", "supports num_players=2 only", "not 3")
+    assert_one_line_error(code, err, "snack-play", "snack_wars_v0.zip", "supports num_players=2 only", "not 3")
 
 
 def test_play_refuses_a_seat_the_game_does_not_have():

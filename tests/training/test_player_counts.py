@@ -70,7 +70,7 @@ def test_a_checkpoint_plays_every_count_its_metadata_lists_and_no_other(tmp_path
     with pytest.raises(CheckpointError, match=r"supports num_players in \[2, 3, 4\] only .* not 5 players"):
         load_policy(path, "snack_rabbits_v0", 5)
     with pytest.raises(CheckpointError, match="supports num_players=2 only"):
-        load_policy(CHECKPOINTS / "snack_rabbits_v0.zip", "snack_rabbits_v0", 3)
+        load_policy(CHECKPOINTS / "snack_wars_v0.zip", "snack_wars_v0", 3)
 
 
 def test_snack_play_seats_a_multi_count_checkpoint_at_each_of_its_counts(tmp_path):
