@@ -538,7 +538,7 @@ def _check_policies(config: dict) -> None:
 def _check_init_from(config: dict) -> None:
     """`init_from`: a checkpoint with metadata, for this game, of this network. It may have been trained
     for other player counts than this run's: a game's observations and actions have one size at every count."""
-    from snack_envs.checkpoints import CheckpointError, check_fits, env_facts, read_metadata
+    from snack_envs.checkpoints import CheckpointError, check_fits, check_network, env_facts, read_metadata
 
     path = Path(config["init_from"]).expanduser()
     if not path.is_file():
@@ -547,9 +547,7 @@ def _check_init_from(config: dict) -> None:
         meta = read_metadata(path)
         facts = check_fits(meta, config["env"]["name"], None)
         ours = env_facts(config["env"]["name"], player_counts(config)[0], config["env"].get("options"))
-        for key in ("observation_size", "num_actions"):
-            if facts[key] != ours[key]:
-                raise CheckpointError(f"its {key} is {facts[key]} but this run's env has {ours[key]}")
+        check_network(facts["observation_size"], facts["num_actions"], ours)
     except (CheckpointError, KeyError, ValueError) as error:
         raise ConfigError(f"init_from={config['init_from']!r}: {error}") from None
     algo, theirs = config["algo"], (meta.get("config") or {}).get("algo")

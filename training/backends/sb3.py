@@ -256,8 +256,9 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
     if resume:
         checkpoint = resume_checkpoint(run_dir)
         try:
+            meta = read_metadata(checkpoint)
             for n in player_counts(config):
-                check_fits(read_metadata(checkpoint), config["env"]["name"], n)
+                check_fits(meta, config["env"]["name"], n)
         except CheckpointError as error:
             raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
     vec = make_vec_env(config, run_dir)
