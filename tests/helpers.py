@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 
@@ -166,3 +169,16 @@ def option_sets(game_class) -> list[dict]:
 def player_counts(name: str, most: int = 5) -> list[int]:
     game = specs.get(name).rules_class
     return list(range(game.min_players, min(game.max_players, most) + 1))
+
+
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+def relabelled_checkpoint(folder: Path, game: str, counts: list[int]) -> Path:
+    """A copy of the shipped `game` checkpoint in `folder`, its metadata saying it was trained for `counts`
+    only (the weights fit any count: a game's observations are the same size at every count)."""
+    path = folder / f"{game}_{'_'.join(map(str, counts))}p.zip"
+    shutil.copyfile(CHECKPOINTS / f"{game}.zip", path)
+    meta = json.loads((CHECKPOINTS / f"{game}.json").read_text())
+    path.with_suffix(".json").write_text(json.dumps(dict(meta, num_players=counts[0], player_counts=counts)))
+    return path

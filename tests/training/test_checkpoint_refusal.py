@@ -17,6 +17,7 @@ from snack_envs.agents import make_policy  # noqa: E402
 from snack_envs.checkpoints import CheckpointError, load_policy  # noqa: E402
 from snack_envs.training import evaluate  # noqa: E402
 from snack_envs.training.evaluate import play_game  # noqa: E402
+from tests.helpers import relabelled_checkpoint  # noqa: E402
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
@@ -68,9 +69,10 @@ def test_metadata_for_another_game_version_or_player_count_is_refused_naming_wha
         load_policy(path)
 
 
-def test_a_checkpoint_supports_only_its_player_count_and_says_which():
-    with pytest.raises(CheckpointError, match=r"snack_wars_v0.zip: checkpoint supports num_players=2 only .* not 3"):
-        make_policy(str(CHECKPOINTS / "snack_wars_v0.zip"), "snack_wars_v0", 3)
+def test_a_checkpoint_supports_only_its_player_count_and_says_which(tmp_path):
+    path = relabelled_checkpoint(tmp_path, "snack_wars_v0", [2])
+    with pytest.raises(CheckpointError, match=rf"{path.name}: checkpoint supports num_players=2 only .* not 3"):
+        make_policy(str(path), "snack_wars_v0", 3)
 
 
 # --- RLlib checkpoints ------------------------------------------------------------------------------------------

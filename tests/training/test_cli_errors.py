@@ -21,6 +21,7 @@ pytest.importorskip("yaml")
 from snack_envs import specs  # noqa: E402
 from snack_envs.training import demo, evaluate, play, train  # noqa: E402
 from snack_envs.training.cli import UsageError  # noqa: E402
+from tests.helpers import relabelled_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = ROOT / "checkpoints"
@@ -113,12 +114,11 @@ def test_a_checkpoint_for_another_game_is_one_line_and_exit_status_2(capsys):
     assert_one_line_error(code, err, "snack-eval", "snack_wars_v0.zip", "trained on snack_wars_v0, not snack_rabbits_v0")
 
 
-def test_a_checkpoint_for_another_player_count_is_refused_in_one_line_naming_the_count_it_supports(capsys):
-    """The shipped Snack Wars checkpoint plays 2 players only."""
+def test_a_checkpoint_for_another_player_count_is_refused_in_one_line_naming_the_count_it_supports(capsys, tmp_path):
     needs_sb3()
-    code, _, err = run_main(play, ["snack_wars_v0", "--opponents", str(CHECKPOINTS / "snack_wars_v0.zip"),
-                                   "heuristic", "--num-players", "3"], capsys)
-    assert_one_line_error(code, err, "snack-play", "snack_wars_v0.zip", "supports num_players=2 only", "not 3")
+    path = relabelled_checkpoint(tmp_path, "snack_wars_v0", [2])
+    code, _, err = run_main(play, ["snack_wars_v0", "--opponents", str(path), "heuristic", "--num-players", "3"], capsys)
+    assert_one_line_error(code, err, "snack-play", path.name, "supports num_players=2 only", "not 3")
 
 
 def test_play_refuses_a_seat_the_game_does_not_have():

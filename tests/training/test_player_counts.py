@@ -6,7 +6,6 @@ accept each of them and refuse the rest."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -19,17 +18,14 @@ from snack_envs.core.game import ConfigError  # noqa: E402
 from snack_envs.training import play  # noqa: E402
 from snack_envs.training.backends.sb3 import make_vec_env  # noqa: E402
 from snack_envs.training.config import load_config  # noqa: E402
+from tests.helpers import relabelled_checkpoint  # noqa: E402
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 
 
 def multi_count_checkpoint(tmp_path: Path, counts: list[int]) -> Path:
-    """The shipped 2-player Snack Rabbits weights, relabelled as trained for `counts`."""
-    path = tmp_path / "rabbits.zip"
-    shutil.copyfile(CHECKPOINTS / "snack_rabbits_v0.zip", path)
-    meta = json.loads((CHECKPOINTS / "snack_rabbits_v0.json").read_text())
-    path.with_suffix(".json").write_text(json.dumps(dict(meta, player_counts=counts)))
-    return path
+    """The shipped Snack Rabbits weights, relabelled as trained for `counts`."""
+    return relabelled_checkpoint(tmp_path, "snack_rabbits_v0", counts)
 
 
 def test_a_config_takes_one_player_count_or_a_list_of_distinct_ones():
@@ -70,7 +66,7 @@ def test_a_checkpoint_plays_every_count_its_metadata_lists_and_no_other(tmp_path
     with pytest.raises(CheckpointError, match=r"supports num_players in \[2, 3, 4\] only .* not 5 players"):
         load_policy(path, "snack_rabbits_v0", 5)
     with pytest.raises(CheckpointError, match="supports num_players=2 only"):
-        load_policy(CHECKPOINTS / "snack_wars_v0.zip", "snack_wars_v0", 3)
+        load_policy(relabelled_checkpoint(tmp_path, "snack_wars_v0", [2]), "snack_wars_v0", 3)
 
 
 def test_snack_play_seats_a_multi_count_checkpoint_at_each_of_its_counts(tmp_path):
@@ -78,7 +74,7 @@ def test_snack_play_seats_a_multi_count_checkpoint_at_each_of_its_counts(tmp_pat
     for n in (3, 4):
         said = []
         assert play.play("snack_rabbits_v0", [str(path)], n, seat=n - 1, seed=1, ask=lambda _: "q", say=said.append) is None
-        assert said[0].endswith(", ".join(f"player_{i} (rabbits)" for i in range(n - 1)))
+        assert said[0].endswith(", ".join(f"player_{i} ({path.stem})" for i in range(n - 1)))
 
 
 def test_init_from_takes_a_checkpoint_of_other_player_counts(tmp_path):

@@ -73,7 +73,8 @@ def test_measuring_stores_every_count_keeps_the_rest_and_reproduces_its_figures(
     quick = ["--games", "6", "--lookahead-games", "4", "--out", str(tmp_path)]
     ship.main([str(path), *quick])  # in its folder already: measured in place
     meta = json.loads(path.with_suffix(".json").read_text())
-    assert meta["note"] == "trained by hand" and meta["timesteps"] == 5_800_000 and meta["player_counts"] == [2, 3]
+    shipped = json.loads((CHECKPOINTS / "snack_wars_v0.json").read_text())
+    assert meta["note"] == "trained by hand" and meta["timesteps"] == shipped["timesteps"] and meta["player_counts"] == [2, 3]
     counts = meta["bar"]["counts"]
     assert list(counts) == ["2", "3"]
     for n, stored in counts.items():
