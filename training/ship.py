@@ -70,6 +70,14 @@ def figures(result: dict) -> dict:
     return {k: v for k, v in result.items() if k not in TIMING}
 
 
+def hero_renamed(bar: dict, old: str, new: str) -> dict:
+    """`bar` with the hero named `new` where it was `old`: a run's `final.zip` is published as `<env>.zip`,
+    and a re-measure of the published file must give the stored figures exactly, the hero's name included."""
+    counts = {n: {key: dict(row, hero=new) if isinstance(row, dict) and row.get("hero") == old else row
+                  for key, row in rows.items()} for n, rows in bar["counts"].items()}
+    return dict(bar, counts=counts)
+
+
 # --- measuring -----------------------------------------------------------------------------------------------
 def lookahead_games(env_name: str, n: int, games: int, budget_s: float, seed: int, **options) -> int:
     """How many games of a lookahead match fit in `budget_s` seconds (from a few games' time), rounded
@@ -383,6 +391,7 @@ def main(argv=None) -> None:
                 continue
             args.out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+            bar = hero_renamed(bar, Path(path).stem, target.stem)
             print("published", target)
             if (Path(path).parent / "config.json").is_file():  # a training run's checkpoint: its learning curve too
                 print("wrote", *export_curve(Path(path).parent, target))

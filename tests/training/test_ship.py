@@ -98,7 +98,10 @@ def test_measuring_stores_every_count_keeps_the_rest_and_reproduces_its_figures(
 
 
 def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, capsys):
-    run = copy_checkpoint("snack_wars_v0", tmp_path / "run")
+    copied = copy_checkpoint("snack_wars_v0", tmp_path / "run", player_counts=[2])
+    run = copied.with_name("final.zip")
+    copied.rename(run)
+    copied.with_suffix(".json").rename(run.with_suffix(".json"))
     out = tmp_path / "published"
     quick = [str(run), "--games", "4", "--lookahead-games", "2", "--out", str(out)]
     ship.main(quick)
@@ -112,6 +115,11 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     meta = json.loads((out / "snack_wars_v0.json").read_text())
     assert (out / "snack_wars_v0.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
     assert "**not cleared**: vs heuristic: lower bound" in (out / "README.md").read_text()
+    stored = meta["bar"]["counts"]["2"]  # named as published, so that a re-measure there gives the same figures
+    again = ship.measure_count(out / "snack_wars_v0.zip", 2, games=4, look_games=2, log=lambda line: None)
+    assert {stored[key]["hero"] for key in ship.MATCHES if key.startswith("vs_")} == {"snack_wars_v0"}
+    for key in ship.MATCHES:
+        assert ship.figures(again[key]) == ship.figures(stored[key]), key
     curve = (out / "snack_wars_v0.curve.csv").read_text()  # the run's learning curve, published beside it
     assert ",heuristic,2," in curve and "0.25" in curve and (out / "snack_wars_v0.curve.png").is_file()
 
