@@ -37,6 +37,20 @@ def test_committed_checkpoint_loads_and_plays_legal_games(path):
     assert (CHECKPOINT_DIR / "README.md").read_text().count(f"`{path.name}`") >= 1  # its part of the README
 
 
+@pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
+def test_a_committed_checkpoints_lineage_names_recipes_and_checkpoints_in_the_repository(path):
+    """Each run behind a shipped checkpoint is named by a config in configs/ (`recipe`) or a file in the repository
+    (`checkpoint`, at a `commit` when it has since been replaced): never a path in a temporary folder."""
+    root = CHECKPOINT_DIR.parent
+    lineage = read_metadata(path).get("lineage", [])
+    for entry in lineage:
+        named = [entry[key] for key in ("recipe", "checkpoint") if key in entry]
+        assert named, f"{path.name}: a lineage entry names neither a recipe nor a checkpoint: {entry}"
+        for name in named:
+            assert not Path(name).is_absolute() and (root / name).is_file(), f"{path.name}: {name} is not in the repository"
+    assert all(entry.get("recipe", "configs/").startswith("configs/") for entry in lineage)
+
+
 def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path):
     import time
 
