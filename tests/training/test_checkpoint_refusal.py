@@ -17,9 +17,7 @@ from snack_envs.agents import make_policy  # noqa: E402
 from snack_envs.checkpoints import CheckpointError, load_policy  # noqa: E402
 from snack_envs.training import evaluate  # noqa: E402
 from snack_envs.training.evaluate import play_game  # noqa: E402
-from tests.helpers import relabelled_checkpoint  # noqa: E402
-
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
 
 
 def swapped(tmp_path: Path, weights: str, metadata: str) -> Path:

@@ -21,10 +21,9 @@ pytest.importorskip("yaml")
 from snack_envs import specs  # noqa: E402
 from snack_envs.training import demo, evaluate, play, train  # noqa: E402
 from snack_envs.training.cli import UsageError  # noqa: E402
-from tests.helpers import relabelled_checkpoint  # noqa: E402
+from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKPOINTS = ROOT / "checkpoints"
 COMMANDS = {"snack-train": train, "snack-eval": evaluate, "snack-play": play, "snack-demo": demo}
 
 

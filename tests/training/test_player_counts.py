@@ -18,9 +18,7 @@ from snack_envs.core.game import ConfigError  # noqa: E402
 from snack_envs.training import play  # noqa: E402
 from snack_envs.training.backends.sb3 import make_vec_env  # noqa: E402
 from snack_envs.training.config import load_config  # noqa: E402
-from tests.helpers import relabelled_checkpoint  # noqa: E402
-
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
 
 
 def multi_count_checkpoint(tmp_path: Path, counts: list[int]) -> Path:
