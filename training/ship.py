@@ -3,6 +3,7 @@
     python -m snack_envs.training.ship                                   # every checkpoint in ./checkpoints
     python -m snack_envs.training.ship checkpoints/snack_wars_v0.zip --players 3 --games 200 --dry-run
     python -m snack_envs.training.ship runs/<run>/final.zip [--note TEXT] [--out DIR]   # measure a run, publish it
+    python -m snack_envs.training.ship checkpoints/snack_time_v0.zip --jobs 2   # its counts in 2 processes
 
 Every match is played on the batched engine (`snack_envs.training.arena`): the agent (deterministic,
 argmax) in one seat, rotated so that it sits in each seat equally often, ties split (a win shared by
@@ -180,10 +181,21 @@ def missed(result: dict) -> str:
     return "; ".join(f"{c['check']}: {c['figure']}" for c in result["verdict"]["checks"] if not c["passed"])
 
 
+def _measure_alone(path: Path, n: int, *args) -> dict:
+    """measure_count in a worker process of `measure(jobs > 1)`: one torch thread, as each worker is one core."""
+    import torch
+
+    torch.set_num_threads(1)
+    return measure_count(path, n, *args)
+
+
 def measure(path: Path, counts: list[int] | None = None, games: int = GAMES, solo_games: int = SOLO_GAMES,
-            seed: int = SEED, look_games: int | None = None, budget_s: float = LOOKAHEAD_BUDGET_S, log=print) -> dict:
+            seed: int = SEED, look_games: int | None = None, budget_s: float = LOOKAHEAD_BUDGET_S, log=print,
+            jobs: int = 1) -> dict:
     """The bar at every count in `counts` (default: every count the checkpoint plays), merged into the bar
-    its metadata holds already (counts not measured now are kept)."""
+    its metadata holds already (counts not measured now are kept). With `jobs` > 1 the counts are measured
+    side by side in that many processes, largest count first (it plays the slowest games); every match
+    has its own seed, so the figures are the same as measured one count after another."""
     meta = read_metadata(path)
     playable = player_counts(meta)
     counts = playable if counts is None else counts
@@ -193,9 +205,20 @@ def measure(path: Path, counts: list[int] | None = None, games: int = GAMES, sol
     old = meta.get("bar", {})
     by_count = dict(old.get("counts", {})) if isinstance(old, dict) else {}
     by_count = {k: v for k, v in by_count.items() if int(k) in playable}
-    for n in counts:
-        log(f"{path}: {n} player{'s' if n > 1 else ''}")
-        by_count[str(n)] = measure_count(path, n, games, solo_games, seed, look_games, budget_s, log)
+    if jobs > 1 and len(counts) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        log(f"{path}: {', '.join(map(str, counts))} players, in {min(jobs, len(counts))} processes")
+        with ProcessPoolExecutor(min(jobs, len(counts)), mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {n: pool.submit(_measure_alone, path, n, games, solo_games, seed, look_games, budget_s)
+                       for n in sorted(counts, reverse=True)}
+            for n in counts:
+                by_count[str(n)] = futures[n].result()
+    else:
+        for n in counts:
+            log(f"{path}: {n} player{'s' if n > 1 else ''}")
+            by_count[str(n)] = measure_count(path, n, games, solo_games, seed, look_games, budget_s, log)
     by_count = dict(sorted(by_count.items(), key=lambda kv: int(kv[0])))
     passed = all(by_count.get(str(n), {}).get("verdict", {}).get("passed", False) for n in playable)
     return {"rule": RULE, "counts": by_count, "passed": passed}
@@ -361,6 +384,8 @@ def main(argv=None) -> None:
     parser.add_argument("--lookahead-budget", type=float, default=LOOKAHEAD_BUDGET_S,
                         help=f"seconds for each lookahead row when --lookahead-games is not given (default {LOOKAHEAD_BUDGET_S:.0f})")
     parser.add_argument("--seed", type=nonnegative_int, default=SEED)
+    parser.add_argument("--jobs", type=positive_int, default=1,
+                        help="measure the player counts side by side in this many processes (default 1; same figures)")
     parser.add_argument("--dry-run", action="store_true", help="print the figures; write nothing")
     parser.add_argument("--force", action="store_true", help="publish a run even if it misses the bar (marked as such)")
     parser.add_argument("--note", default="", help="how it was trained, where its config alone does not say (metadata and README)")
@@ -378,7 +403,8 @@ def main(argv=None) -> None:
         counts = player_counts(meta) if args.players is None else args.players
         if any(n not in player_counts(meta) for n in counts):
             parser.error(f"{path} plays {player_counts(meta)} players, not {counts}")
-        bar = measure(path, counts, args.games, solo_games, args.seed, args.lookahead_games, args.lookahead_budget)
+        bar = measure(path, counts, args.games, solo_games, args.seed, args.lookahead_games, args.lookahead_budget,
+                      jobs=args.jobs)
         for n, result in bar["counts"].items():
             if int(n) in counts:
                 print(f"{path}, {n} player{'s' if n != '1' else ''}: {_verdict_text(result).replace('**', '')}")

@@ -97,6 +97,17 @@ def test_measuring_stores_every_count_keeps_the_rest_and_reproduces_its_figures(
     assert remeasured["2"] == counts["2"] and remeasured["3"]["seed"] == 7  # only 3 players measured again
 
 
+def test_counts_measured_side_by_side_give_the_figures_measured_one_after_another(tmp_path):
+    path = copy_checkpoint("snack_wars_v0", tmp_path, player_counts=[2, 3])
+    quiet = dict(games=6, look_games=4, log=lambda line: None)
+    apart = ship.measure(path, [2, 3], jobs=2, **quiet)["counts"]
+    together = ship.measure(path, [2, 3], **quiet)["counts"]
+    assert list(apart) == ["2", "3"]
+    for n in ("2", "3"):
+        for key in ship.MATCHES:
+            assert ship.figures(apart[n][key]) == ship.figures(together[n][key]), (n, key)
+
+
 def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, capsys):
     copied = copy_checkpoint("snack_wars_v0", tmp_path / "run", player_counts=[2])
     run = copied.with_name("final.zip")
