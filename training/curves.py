@@ -1,6 +1,7 @@
 """Learning curves for a shipped checkpoint: its win share against each evaluation opponent over training.
 
     python -m snack_envs.training.curves runs/<run> checkpoints/speed_snacks_v1.zip
+    python -m snack_envs.training.curves runs/<rerun> checkpoints/<name>.zip --note "A re-run of its recipe: ..."
 
     from snack_envs.training.curves import export_curve
     export_curve("runs/<run>", "checkpoints/speed_snacks_v1.zip")   # -> checkpoints/speed_snacks_v1.curve.csv, .curve.png
@@ -29,6 +30,7 @@ import os
 import re
 from pathlib import Path
 
+from snack_envs.checkpoints import write_json_atomic
 from snack_envs.training.cli import ArgumentParser, command
 
 COLUMNS = ["timesteps", "stage", "stage_timesteps", "opponent", "num_players", "even_share", "win_rate",
@@ -181,11 +183,19 @@ def main(argv=None) -> None:
     parser = ArgumentParser(prog="python -m snack_envs.training.curves", description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="the run folder (a recipe's: the folder holding stage1/, stage2/, ...)")
     parser.add_argument("checkpoint", type=Path, help="the checkpoint (.zip) the curve goes beside, e.g. checkpoints/<name>.zip")
+    parser.add_argument("--note", default="", help="which run the curve is of, where it is not the checkpoint's own run: "
+                                                   "stored as the metadata's curve_note and shown under the curve in the docs")
     args = parser.parse_args(argv)
     if not args.run.is_dir():
         raise FileNotFoundError(2, "no run folder", str(args.run))
+    meta_path = args.checkpoint.with_suffix(".json")
+    if args.note and not meta_path.is_file():
+        parser.error(f"--note needs the checkpoint's metadata, and {meta_path} is not there")
     for path in export_curve(args.run, args.checkpoint):
         print("wrote", path)
+    if args.note:
+        write_json_atomic(meta_path, dict(json.loads(meta_path.read_text()), curve_note=args.note))
+        print("wrote", meta_path)
 
 
 if __name__ == "__main__":

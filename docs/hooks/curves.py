@@ -2,12 +2,14 @@
 
 `snack_envs.training.curves.export_curve` writes them beside a checkpoint. This hook adds each to the site as
 `curves/<file>` (nothing is written into docs/), and a page holding the line `<!-- checkpoint-curves -->` gets,
-in its place, a section per checkpoint (`checkpoints/*.json`): its curve and the CSV behind it, or a line
-saying it has none yet.
+in its place, a section per checkpoint (`checkpoints/*.json`): its curve and the CSV behind it, with the
+metadata's "curve_note" where there is one (which run the curve is of, when not the checkpoint's own), or a
+line saying it has none yet.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mkdocs.structure.files import File
@@ -32,6 +34,8 @@ def sections(folder: Path, prefix: str = "curves/") -> str:
             out.append(f"![Win share of {name} over training]({prefix}{png.name})\n")
             if csv.is_file():
                 out.append(f"The figures: [`{csv.name}`]({prefix}{csv.name}).\n")
+            if note := json.loads(meta.read_text()).get("curve_note"):
+                out.append(f"{note}\n")
         else:
             out.append("No curve yet: it was trained before runs exported their learning curves.\n")
     return "\n".join(out)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from snack_envs.training.curves import COLUMNS, export_curve, read_curve
+from snack_envs.training.curves import main as curves_main
 
 pytest.importorskip("matplotlib")
 HEADER = "timesteps,opponent,win_rate,win_rate_ci95_low,win_rate_ci95_high,mean_score,unfinished\n"
@@ -95,6 +96,11 @@ def test_the_docs_page_shows_a_checkpoints_curve_where_there_is_one(recipe_run, 
     text = hook.sections(folder)
     assert "![Win share of snack_rabbits_v0 over training](curves/snack_rabbits_v0.curve.png)" in text
     assert "(curves/snack_rabbits_v0.curve.csv)" in text
+    assert "re-run" not in text
+    curves_main([str(recipe_run), str(folder / "snack_rabbits_v0.zip"), "--note", "A re-run of its recipe."])
+    assert json.loads((folder / "snack_rabbits_v0.json").read_text()) == {"curve_note": "A re-run of its recipe."}
+    rabbits = hook.sections(folder).split("### `snack_wars_v0.zip`")[0]
+    assert "(curves/snack_rabbits_v0.curve.csv).\n\nA re-run of its recipe.\n" in rabbits
     wars = text.split("### `snack_wars_v0.zip`")[1]
     assert "No curve yet" in wars and "curves/" not in wars
     assert [p.name for p in hook.curve_files(folder)] == ["snack_rabbits_v0.curve.csv", "snack_rabbits_v0.curve.png"]
