@@ -50,6 +50,14 @@ def test_the_verdict_of_each_count():
     assert not found["passed"] and {"check": "vs lookahead", "passed": None, "figure": "not measured"} in found["checks"]
 
 
+def test_a_near_miss_is_shown_with_the_digits_that_tell_it_from_a_pass():
+    found = ship.verdict(2, dict(ROWS, vs_random=result(0.9865, 0.980), heuristic_vs_random=result(0.993, 0.988)))
+    random = next(c for c in found["checks"] if c["check"] == "vs random")
+    assert not random["passed"] and random["figure"] == "0.9865 vs the heuristic's 0.9930 (at least 0.9868)"
+    clear = ship.verdict(2, dict(ROWS, vs_random=result(0.95, 0.94), heuristic_vs_random=result(0.96, 0.95)))
+    assert next(c for c in clear["checks"] if c["check"] == "vs random")["figure"].startswith("0.950 vs")
+
+
 def test_the_solo_verdict_asks_100_and_107_with_rat_snacks():
     def mean(x):
         return {"mean_score_ci95": [x, x - 2, x + 2]}
