@@ -228,6 +228,29 @@ def test_the_shipped_speed_snacks_config_is_its_checkpoints_three_stage_recipe()
     assert recipe_name("speed_snacks") == recipe_name(CONFIG_DIR / "speed_snacks.yaml") == "configs/speed_snacks.yaml"
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "checkpoints").glob("*.json")), ids=lambda p: p.stem)
+def test_a_shipped_checkpoint_is_the_last_stage_of_the_recipe_its_metadata_names(path):
+    """`snack-train --config <recipe>` re-creates a shipped checkpoint: its metadata names the recipe in configs/
+    and its stage, the last; the runs behind it (lineage) are the stages before, in order, each as long as the
+    recipe's stage (a run stops at the first update at or past it). An entry standing for several stages
+    ("stages": [first, last]) is a chain the recipe re-creates but cannot match step for step (its config says why)."""
+    shipped = read(path)
+    assert shipped.get("recipe", "").startswith("configs/"), f"{path.name} names no recipe in configs/"
+    stages = stage_configs(load_config(ROOT / shipped["recipe"]))
+    assert shipped["stage"] == len(stages), "the shipped checkpoint is not the recipe's last stage"
+    runs = [*shipped["lineage"], {"stage": shipped["stage"], "timesteps": shipped["timesteps"]}]
+    covered = []
+    for run in runs:
+        assert run.get("recipe", shipped["recipe"]) == shipped["recipe"], run
+        first, last = run["stages"] if "stages" in run else [run["stage"]] * 2
+        covered += range(first, last + 1)
+        if first == last:
+            stage = stages[first - 1]
+            assert stage["timesteps"] <= run["timesteps"] < stage["timesteps"] + stage["n_envs"] * stage["algo"]["n_steps"], \
+                (first, run["timesteps"], stage["timesteps"])
+    assert covered == list(range(1, len(stages) + 1))
+
+
 def test_a_checkpoint_in_the_repositorys_checkpoints_is_named_by_its_repository_path(tmp_path):
     from snack_envs.training.run import checkpoint_name
 
