@@ -27,7 +27,8 @@ verdict; other keys kept) and into the folder's README.md (`write_readme`), rewr
 metadata of every checkpoint there, the training notes ("note") included. Every match has a fixed
 seed (`--seed`), so a re-measure with the stored game counts gives the stored figures exactly
 (`tests/training/test_shipped_bar.py`, slow). Given a checkpoint outside the folder (a run), it is
-copied in only if it clears the bar at every count (`--force`: anyway, marked as missing it);
+copied in only if it clears the bar at every count (`--force`: anyway, marked as missing it); when it
+misses, its figures are written beside it (`<run>/<name>.bar.json`) so a long measure is not lost;
 `--dry-run` prints the figures and writes nothing.
 """
 
@@ -415,7 +416,9 @@ def main(argv=None) -> None:
         target = args.out / f"{meta['env_name']}.zip"
         if Path(path).resolve() != target.resolve():  # a run: publish it
             if not bar["passed"] and not args.force:
-                print(f"{path}: bar missed: not published")
+                kept = Path(path).with_suffix(".bar.json")  # a long measure is not lost: the figures stay by the run
+                write_json_atomic(kept, bar)
+                print(f"{path}: bar missed: not published (figures in {kept}; --force publishes it marked as missed)")
                 continue
             args.out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

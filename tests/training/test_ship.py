@@ -125,8 +125,11 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     quick = [str(run), "--games", "4", "--lookahead-games", "2", "--out", str(out)]
     ship.main(quick)
     assert "bar missed: not published" in capsys.readouterr().out and not (out / "snack_wars_v0.zip").exists()
+    kept = json.loads(run.with_suffix(".bar.json").read_text())  # the figures of the missed bar stay by the run
+    assert not kept["passed"] and set(kept["counts"]) == {"2"} and kept["counts"]["2"]["vs_heuristic"]["games"] == 4
+    run.with_suffix(".bar.json").unlink()
     ship.main([*quick, "--force", "--dry-run"])
-    assert not out.exists()
+    assert not out.exists() and not run.with_suffix(".bar.json").exists()
     (run.parent / "config.json").write_text(json.dumps({"env": {"num_players": 2}}))
     (run.parent / "eval.csv").write_text("timesteps,opponent,win_rate,win_rate_ci95_low,win_rate_ci95_high,mean_score,"
                                          "unfinished\n100,heuristic,0.25,0.1,0.4,3.0,0\n")
