@@ -27,7 +27,7 @@ verdict; other keys kept) and into the folder's README.md (`write_readme`), rewr
 metadata of every checkpoint there, the training notes ("note") included. Every match has a fixed
 seed (`--seed`), so a re-measure with the stored game counts gives the stored figures exactly
 (`tests/training/test_shipped_bar.py`, slow). Given a checkpoint outside the folder (a run), it is
-copied in only if it clears the bar at every count (`--force`: anyway, marked as missing it); when it
+copied in (as `<env>.zip`, `<env>_solo.zip` if it plays only solo) only if it clears the bar at every count (`--force`: anyway, marked as missing it); when it
 misses, its figures are written beside it (`<run>/<name>.bar.json`) so a long measure is not lost;
 `--dry-run` prints the figures and writes nothing.
 """
@@ -370,6 +370,12 @@ def write_readme(folder: Path = DEFAULT_OUT) -> Path:
     return path
 
 
+def published_name(meta: dict) -> str:
+    """The file a run is published as: `<env>.zip`, or `<env>_solo.zip` for one that plays only solo, which
+    must not replace the game's multi-player checkpoint."""
+    return f"{meta['env_name']}{'_solo' if player_counts(meta) == [1] else ''}.zip"
+
+
 # --- the command ---------------------------------------------------------------------------------------------
 @command("python -m snack_envs.training.ship")
 def main(argv=None) -> None:
@@ -413,8 +419,9 @@ def main(argv=None) -> None:
                 print(f"{path}, {n} player{'s' if n != '1' else ''}: {_verdict_text(result).replace('**', '')}")
         if args.dry_run:
             continue
-        target = args.out / f"{meta['env_name']}.zip"
-        if Path(path).resolve() != target.resolve():  # a run: publish it
+        in_place = Path(path).resolve().parent == args.out.resolve()
+        target = Path(path) if in_place else args.out / published_name(meta)
+        if not in_place:  # a run: publish it
             if not bar["passed"] and not args.force:
                 kept = Path(path).with_suffix(".bar.json")  # a long measure is not lost: the figures stay by the run
                 write_json_atomic(kept, bar)

@@ -163,3 +163,19 @@ def test_the_readme_shows_snack_times_solo_rows_with_their_ranks(tmp_path):
     assert f"| heuristic, Rat Snacks | 20 | {rat['mean_score_ci95'][0]:.1f} [" in readme
     assert "| solo | games | mean score [95% CI] | Near Perfect | Leaderboard |" in readme
     assert "| 2 | not measured |" in readme and "plays 1, 2 players" in readme
+
+
+def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alone(tmp_path):
+    out = tmp_path / "published"
+    multi = copy_checkpoint("snack_time_v0", out)  # the game's multi-player checkpoint, already published
+    before = multi.read_bytes(), multi.with_suffix(".json").read_text()
+    run = copy_checkpoint("snack_time_v0", tmp_path / "run", player_counts=[1])
+    ship.main([str(run), "--games", "4", "--out", str(out), "--force"])
+    published = out / "snack_time_v0_solo.zip"
+    assert published.read_bytes() == run.read_bytes()
+    assert (multi.read_bytes(), multi.with_suffix(".json").read_text()) == before
+    assert list(json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]) == ["1"]
+    ship.main([str(published), "--games", "4", "--seed", "5", "--out", str(out)])  # in --out already: measured in place
+    assert (multi.read_bytes(), multi.with_suffix(".json").read_text()) == before
+    assert json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]["1"]["seed"] == 5
+    assert "### Snack Time: `snack_time_v0_solo.zip`" in (out / "README.md").read_text()
