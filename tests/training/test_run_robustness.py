@@ -227,17 +227,32 @@ KILL_ARGS = ["--config", "quickstart", "--set", f"timesteps={KILL_TIMESTEPS}", "
 
 
 class Training:
-    """`python -m snack_envs.training.train ARGS` in a subprocess, its stdout lines read as they come."""
+    """`python -m snack_envs.training.train ARGS` in a subprocess, its stdout lines read as they come. One thread
+    owns each pipe (stdout lines into a queue, stderr into a list), so nothing else reads or closes them."""
 
     def __init__(self, *args: str):
         self.proc = subprocess.Popen([sys.executable, "-m", "snack_envs.training.train", *args], cwd=ROOT, text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        self.err: list[str] = []
+        self.readers = [threading.Thread(target=self._read, daemon=True), threading.Thread(target=self._drain, daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
     def _read(self):
         for line in self.proc.stdout:
             self.lines.put(line)
+
+    def _drain(self):
+        for line in self.proc.stderr:
+            self.err.append(line)
+
+    def ended(self) -> str:
+        """Wait for the process and both readers; its stderr."""
+        self.proc.wait(timeout=60)
+        for reader in self.readers:
+            reader.join(timeout=10)
+        return "".join(self.err)
 
     def wait_for_evaluation_after(self, steps: int, timeout: float = 60, what: str = "vs") -> int:
         """Block until the run prints an evaluation ("[N steps] vs ...", or another `what`) past `steps`; returns N."""
@@ -246,7 +261,7 @@ class Training:
             try:
                 line = self.lines.get(timeout=1)
             except queue.Empty:
-                assert self.proc.poll() is None, f"training ended early: {self.proc.stderr.read()}"
+                assert self.proc.poll() is None, f"training ended early: {self.ended()}"
                 continue
             if (m := re.match(rf"\[(\d+) steps\] {what} ", line.strip())) and int(m.group(1)) > steps:
                 return int(m.group(1))
@@ -254,7 +269,7 @@ class Training:
 
     def stop(self, sig: int) -> tuple[int, str]:
         self.proc.send_signal(sig)
-        _, err = self.proc.communicate(timeout=60)
+        err = self.ended()
         return self.proc.returncode, err
 
 
