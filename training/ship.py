@@ -26,10 +26,11 @@ The figures go into each checkpoint's metadata under "bar" (one entry per count,
 verdict; other keys kept) and into the folder's README.md (`write_readme`), rewritten from the
 metadata of every checkpoint there, the training notes ("note") included. Every match has a fixed
 seed (`--seed`), so a re-measure with the stored game counts gives the stored figures exactly
-(`tests/training/test_shipped_bar.py`, slow). Given a checkpoint outside the folder (a run), it is
-copied in (as `<env>.zip`, `<env>_solo.zip` if it plays only solo) only if it clears the bar at every count (`--force`: anyway, marked as missing it); when it
-misses, its figures are written beside it (`<run>/<name>.bar.json`) so a long measure is not lost;
-`--dry-run` prints the figures and writes nothing.
+(`tests/training/test_shipped_bar.py`, slow). A checkpoint in the folder is measured in place. One
+outside it (a run) is copied in, as `<env>.zip` (`<env>_solo.zip` if it plays only solo), only if it
+clears the bar at every count (`--force`: anyway, marked as missing it); when it misses, its figures
+are written beside it (`<run>/<name>.bar.json`) so that a long measure is not lost. `--dry-run`
+prints the figures and writes nothing.
 """
 
 from __future__ import annotations
