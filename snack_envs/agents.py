@@ -4,8 +4,9 @@ A policy is any object with `act(observation, action_mask) -> int` (the two
 arrays of an env's observation dict) and `reset(seed)` (called at the start of
 each game, so stochastic policies are reproducible). `make_policy(spec, ...)`
 builds one from a short spec: "random", "heuristic", "lookahead" (`snack_envs.lookahead`: it
-plays from the env's game, not the observation; see `uses_game`), a checkpoint `.zip`
-(Stable-Baselines3) or an RLlib checkpoint folder.
+plays from the env's game, not the observation; see `uses_game`), "search" (Snack Time only:
+`snack_envs.snack_time.search`, also from the game), a checkpoint `.zip` (Stable-Baselines3) or an
+RLlib checkpoint folder.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:
 
 
 def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = None, **env_options) -> Policy:
-    """"random", "heuristic", "lookahead", or the path of a checkpoint (.zip) trained on `env_name`."""
+    """"random", "heuristic", "lookahead", "search", or the path of a checkpoint (.zip) trained on `env_name`."""
     if spec == "random":
         return RandomPolicy(seed)
     if spec == "heuristic":
@@ -61,6 +62,10 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
         from snack_envs.lookahead import LookaheadPolicy
 
         return LookaheadPolicy(env_name, num_players, seed, **env_options)
+    if spec == "search":
+        from snack_envs.snack_time.search import SearchPolicy
+
+        return SearchPolicy(env_name, num_players, seed, **env_options)
     if Path(spec).is_dir():  # an RLlib checkpoint folder (snack-train --backend rllib)
         from snack_envs.integrations.rllib import load_policy as load_rllib_policy
 
@@ -69,4 +74,4 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
         from snack_envs.checkpoints import load_policy
 
         return load_policy(spec, env_name=env_name, num_players=num_players)
-    raise ConfigError(f"unknown policy {spec!r}: use 'random', 'heuristic', 'lookahead' or a checkpoint path")
+    raise ConfigError(f"unknown policy {spec!r}: use 'random', 'heuristic', 'lookahead', 'search' or a checkpoint path")

@@ -499,7 +499,7 @@ def _check_env(env_cfg: dict) -> None:
         raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
 
 
-POLICY_NAMES = ("random", "heuristic", "lookahead")
+POLICY_NAMES = ("random", "heuristic", "lookahead", "search")
 
 
 def _check_policies(config: dict) -> None:
@@ -519,7 +519,7 @@ def _check_policies(config: dict) -> None:
         if spec not in POLICY_NAMES and not (spec.endswith(".zip") or path.exists() or "/" in spec):
             close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use 'random', 'heuristic', 'lookahead' or the path of a checkpoint")
+            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use one of {', '.join(map(repr, POLICY_NAMES))} or the path of a checkpoint")
         if spec not in POLICY_NAMES and not path.exists():
             raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
         try:

@@ -289,7 +289,7 @@ def heatmap(results: dict, path: Path) -> None:
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-eval", description="Round-robin tournament of snack-env agents.")
     parser.add_argument("--env", type=env_name, required=True, help=f"env name: one of {', '.join(specs.ENV_NAMES)}")
-    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, lookahead, or checkpoint paths")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, lookahead, search (Snack Time), or checkpoint paths")
     parser.add_argument("--games", type=positive_int, default=200, help="games per pairing")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seed", type=nonnegative_int, default=0)

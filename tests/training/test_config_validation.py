@@ -21,7 +21,7 @@ WARS = ROOT / "checkpoints" / "snack_wars_v0.zip"
     "overrides, message",
     [
         (["eval.opponents=[heurstic]"],
-         r"eval\.opponents\[0\]='heurstic' is no policy \(did you mean 'heuristic'\?\): use 'random', 'heuristic', 'lookahead' or the path"),
+         r"eval\.opponents\[0\]='heurstic' is no policy \(did you mean 'heuristic'\?\): use one of 'random', 'heuristic', 'lookahead', 'search' or the path"),
         (["eval.opponents=[random, runs/nowhere/final.zip]"], r"eval\.opponents\[1\]='runs/nowhere/final.zip': no checkpoint at"),
         ([f"eval.opponents=[{WARS}]"], r"eval\.opponents\[0\]=.*trained on snack_wars_v0, not snack_rabbits_v0"),
         (["eval.opponents=[random, random]"], r"eval\.opponents\[1\]='random' is listed twice"),
