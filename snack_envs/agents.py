@@ -18,6 +18,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.core.game import ConfigError
+from snack_envs.core.rollout import SeededPolicy
 
 
 class Policy(Protocol):
@@ -28,17 +29,10 @@ class Policy(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
 
 
-class RandomPolicy:
+class RandomPolicy(SeededPolicy):
     """Uniform over the legal actions."""
 
     name = "random"
-
-    def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

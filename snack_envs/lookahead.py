@@ -48,6 +48,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.core.game import Game, check_options
+from snack_envs.core.rollout import GamePolicy
 from snack_envs.snack_time import components as time_parts
 from snack_envs.snack_time.actions import DAMAGE_BASE, PIPE_BASE
 from snack_envs.snack_time.sheet import ALL_SIDES, CREATURE_AT, OPEN_SIDES
@@ -199,32 +200,21 @@ EVALUATIONS: dict[str, Callable[[Game, int], float]] = {
 GROUPS: dict[str, Callable[[Game, int], Callable[[int], object]]] = {"snack_time": time_groups}
 
 
-class LookaheadPolicy:
+class LookaheadPolicy(GamePolicy):
     """One-ply lookahead on the rules engine (see the module docstring). It needs the game: tools call
     `act_game(game, seat)` for a policy with `uses_game`; `act(observation, action_mask)` raises."""
 
     name = "lookahead"
-    uses_game = True
 
     def __init__(self, env_name: str, num_players: int, seed: int | None = None, **env_options):
+        super().__init__(seed)
         spec = specs.get(env_name)
         check_options(spec.name, spec.rules_class.options, env_options)  # a misspelt option fails here
         self.env_name, self.num_players = env_name, num_players
         self.evaluate = EVALUATIONS[spec.name]
         self.samples = SAMPLES[spec.name]
         self.groups = GROUPS.get(spec.name)
-        self.rng = np.random.default_rng(seed)
         self.chance = np.random.Generator(np.random.PCG64(0))  # the copies' rng, its state set per try
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise TypeError(
-            "LookaheadPolicy plays from the rules engine, not from an observation: call "
-            "act_game(game, seat) with the env's game (core.rollout.play does so for a policy with uses_game)"
-        )
 
     def act_game(self, game: Game, seat: int) -> int:
         """The action for `seat` in `game` (left unchanged): the best legal one by `action_values`."""

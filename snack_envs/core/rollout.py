@@ -10,17 +10,47 @@ It drives a raw env of either API: an AEC env (turn-based games: the agent
 to act moves) or a ParallelEnv (simultaneous games: every agent in the
 episode moves each step), until the episode ends.
 
-A policy with `uses_game = True` (`snack_envs.lookahead`) is asked `act_game(env.game, seat)`
-with its agent's seat instead of `act(observation, action_mask)`.
+A policy with `uses_game = True` (`GamePolicy`: `snack_envs.lookahead`, `snack_envs.snack_time.search`)
+is asked `act_game(env.game, seat)` with its agent's seat instead of `act(observation, action_mask)`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+import numpy as np
 from pettingzoo import ParallelEnv
 
 Watcher = Callable[[Any, "dict[str, int] | None"], "bool | None"]
+
+
+class SeededPolicy:
+    """The base of the policies that draw from their own rng: `reset(seed)` (at the start of each game,
+    `policy_seed`) reseeds it, so that a game replays alike."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+
+class GamePolicy(SeededPolicy):
+    """The base of the bots that play from the env's game, not from an observation (`uses_game`): their
+    `act` says to call `act_game(game, seat)` instead."""
+
+    name = "game policy"
+    uses_game = True
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise TypeError(
+            f"{type(self).__name__} plays from the rules engine, not from an observation: call "
+            "act_game(game, seat) with the env's game (core.rollout.play does so for a policy with uses_game)"
+        )
+
+    def act_game(self, game: Any, seat: int) -> int:
+        raise NotImplementedError
 
 
 def policy_seed(seed: int | None, seat: int) -> int | None:

@@ -30,6 +30,7 @@ import numpy as np
 
 from snack_envs.core.batched import seed_streams
 from snack_envs.core.game import ConfigError, check_options
+from snack_envs.core.rollout import GamePolicy
 from snack_envs.snack_time import batched as kernel_fields
 from snack_envs.snack_time.batched import OBS_SIZE, Kernel
 from snack_envs.snack_time.rules import NUM_ACTIONS, SnackTime
@@ -55,12 +56,11 @@ def play_out(kernel: Kernel, streams: np.ndarray) -> np.ndarray:
         kernel.step(actions, live, streams)
 
 
-class SearchPolicy:
+class SearchPolicy(GamePolicy):
     """Heuristic playouts from each legal action (see the module docstring). It needs the game: tools call
     `act_game(game, seat)` for a policy with `uses_game`; `act(observation, action_mask)` raises."""
 
     name = "search"
-    uses_game = True
 
     def __init__(self, env_name: str, num_players: int, seed: int | None = None, samples: int = SAMPLES,
                  first: int = FIRST, keep: int = KEEP, **env_options):
@@ -73,19 +73,9 @@ class SearchPolicy:
         if not 1 <= first <= samples or keep < 1:
             raise ConfigError(f"search: need 1 <= first <= samples and keep >= 1, not first={first}, "
                               f"samples={samples}, keep={keep}")
+        super().__init__(seed)
         self.env_name, self.num_players = env_name, num_players
         self.samples, self.first, self.keep = samples, first, keep
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise TypeError(
-            "SearchPolicy plays from the rules engine, not from an observation: call "
-            "act_game(game, seat) with the env's game (core.rollout.play does so for a policy with uses_game)"
-        )
 
     def act_game(self, game: SnackTime, seat: int) -> int:
         """The action for `seat` in `game` (left unchanged): the legal one with the best mean playout."""
