@@ -137,13 +137,14 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
     fig, axes = plt.subplots(1, len(counts), figsize=(5.5 * len(counts), 4), sharey=True, squeeze=False)
     starts = sorted({(r["stage"], r["timesteps"] - r["stage_timesteps"]) for r in rows})
     boundaries = sorted({x for stage, x in starts if stage > 1})
+    every_opponent = list(dict.fromkeys(r["opponent"] for r in rows))  # one colour each, the same in every panel
     for ax, n in zip(axes[0], counts):
         opponents = list(dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n))
-        for i, opponent in enumerate(opponents):
+        for opponent in opponents:
             points = sorted((r for r in rows if r["num_players"] == n and r["opponent"] == opponent),
                             key=lambda r: (r["timesteps"], r["kind"] == "final"))
             xs = [r["timesteps"] for r in points]
-            colour = f"C{i}"
+            colour = f"C{every_opponent.index(opponent)}"
             ax.plot(xs, [r["win_rate"] for r in points], color=colour, marker=".", label=f"vs {opponent}")
             ax.fill_between(xs, [r["win_rate_ci95_low"] for r in points], [r["win_rate_ci95_high"] for r in points],
                             color=colour, alpha=0.15, lw=0)

@@ -371,6 +371,18 @@ def write_readme(folder: Path = DEFAULT_OUT) -> Path:
     return path
 
 
+def repository_lineage(meta: dict) -> dict:
+    """`meta` as a published checkpoint keeps it: a recipe's stages in its lineage are named by the recipe and the
+    stage alone, without their path in the run's folder ("stage1/final.zip"), which the repository does not hold."""
+    lineage = []
+    for entry in meta.get("lineage", []):
+        path = entry.get("checkpoint")
+        in_run = path is not None and not Path(path).is_absolute() and not path.startswith("checkpoints/")
+        lineage.append({k: v for k, v in entry.items() if k != "checkpoint"}
+                       if in_run and "recipe" in entry and "stage" in entry else entry)
+    return dict(meta, lineage=lineage) if "lineage" in meta else meta
+
+
 def published_name(meta: dict) -> str:
     """The file a run is published as: `<env>.zip`, or `<env>_solo.zip` for one that plays only solo, which
     must not replace the game's multi-player checkpoint."""
@@ -430,6 +442,7 @@ def main(argv=None) -> None:
                 continue
             args.out.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+            meta = repository_lineage(meta)
             bar = hero_renamed(bar, Path(path).stem, target.stem)
             print("published", target)
             if (Path(path).parent / "config.json").is_file():  # a training run's checkpoint: its learning curve too

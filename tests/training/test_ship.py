@@ -117,7 +117,9 @@ def test_counts_measured_side_by_side_give_the_figures_measured_one_after_anothe
 
 
 def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, capsys):
-    copied = copy_checkpoint("snack_wars_v0", tmp_path / "run", player_counts=[2])
+    stages = [{"checkpoint": "stage1/final.zip", "recipe": "configs/snack_wars_v0.yaml", "stage": 1, "timesteps": 8},
+              {"checkpoint": "checkpoints/snack_wars_v0.zip", "commit": "1514dbf", "timesteps": 9}]
+    copied = copy_checkpoint("snack_wars_v0", tmp_path / "run", player_counts=[2], lineage=stages)
     run = copied.with_name("final.zip")
     copied.rename(run)
     copied.with_suffix(".json").rename(run.with_suffix(".json"))
@@ -136,6 +138,9 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     ship.main([*quick, "--force"])
     meta = json.loads((out / "snack_wars_v0.json").read_text())
     assert (out / "snack_wars_v0.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
+    # a recipe's stage is named by the recipe and the stage, not by its path in the run's folder; a checkpoint
+    # in the repository stays named
+    assert meta["lineage"] == [{k: v for k, v in stages[0].items() if k != "checkpoint"}, stages[1]]
     assert "**not cleared**: vs heuristic: lower bound" in (out / "README.md").read_text()
     stored = meta["bar"]["counts"]["2"]  # named as published, so that a re-measure there gives the same figures
     again = ship.measure_count(out / "snack_wars_v0.zip", 2, games=4, look_games=2, log=lambda line: None)
