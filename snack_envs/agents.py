@@ -21,6 +21,9 @@ from snack_envs.core.game import ConfigError
 from snack_envs.core.rollout import SeededPolicy
 
 
+POLICY_NAMES = ("random", "heuristic", "lookahead", "search")  # the bots a spec names; else a checkpoint
+
+
 class Policy(Protocol):
     name: str
 
@@ -68,4 +71,4 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
         from snack_envs.checkpoints import load_policy
 
         return load_policy(spec, env_name=env_name, num_players=num_players)
-    raise ConfigError(f"unknown policy {spec!r}: use 'random', 'heuristic', 'lookahead', 'search' or a checkpoint path")
+    raise ConfigError(f"unknown policy {spec!r}: use {', '.join(map(repr, POLICY_NAMES))} or a checkpoint path")

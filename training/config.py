@@ -499,13 +499,10 @@ def _check_env(env_cfg: dict) -> None:
         raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
 
 
-POLICY_NAMES = ("random", "heuristic", "lookahead", "search")
-
-
 def _check_policies(config: dict) -> None:
     """Build each policy `eval.opponents` names, and the heuristic if the opponents draw it, so that a
     misspelt name or a checkpoint that does not fit fails now, not at the first evaluation."""
-    from snack_envs.agents import make_policy
+    from snack_envs.agents import POLICY_NAMES, make_policy
     from snack_envs.checkpoints import CheckpointError
 
     env_cfg = config["env"]
