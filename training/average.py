@@ -8,7 +8,8 @@ their weight average is itself a good policy, often better than each
 ingredient on what they were tuned for separately (Wortsman et al., "Model
 soups", 2022; Izmailov et al., "Averaging weights leads to wider optima",
 2018). We use it to join a policy tuned against the heuristic with one tuned
-against random play. Every ingredient must be a checkpoint of the same game,
+against random play; a recipe's stage may average earlier stages
+(`average: [K1, K2]`, training/recipe.py). Every ingredient must be a checkpoint of the same game,
 env version, options and network. The metadata records the ingredients'
 metadata; `--timesteps` and `--wall-time-s` give the totals of the whole
 lineage (every run behind the ingredients, counted once): runs that share an
@@ -25,7 +26,10 @@ from snack_envs.checkpoints import CheckpointError, read_metadata, save_checkpoi
 SAME = ("env_name", "env_version", "num_players", "observation_size", "num_actions", "env_options")
 
 
-def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, note: str = "") -> Path:
+def averaged_model(paths: list[Path]):
+    """The MaskablePPO model whose policy weights are the mean of the checkpoints' at `paths` (the last
+    one's model, its weights replaced), and the checkpoints' metadata; a CheckpointError unless they are
+    two or more checkpoints of one env and one network."""
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -44,14 +48,24 @@ def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, no
         averaged = {k: sum(s[k].double() for s in states) / len(states) for k in states[0]}
         model = models[-1]
         model.policy.load_state_dict({k: v.to(states[0][k].dtype) for k, v in averaged.items()})
+    return model, metas
+
+
+def ingredients(paths: list[Path], metas: list[dict]) -> list[dict]:
+    """The `averaged_from` record of an average: each ingredient's path and metadata."""
+    return [{"path": str(p), **{k: v for k, v in m.items() if k not in ("format", "library_versions")}}
+            for p, m in zip(paths, metas)]
+
+
+def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, note: str = "") -> Path:
+    model, metas = averaged_model(paths)
     last = metas[-1]
-    meta = {k: last[k] for k in (*SAME, "reward", "config", "seed") if k in last}
+    meta = {k: last[k] for k in (*SAME, "player_counts", "reward", "config", "seed") if k in last}
     meta.update(
         timesteps=int(timesteps),
         wall_time_s=float(wall_time_s),
         evaluation={},
-        averaged_from=[{"path": str(p), **{k: v for k, v in m.items() if k not in ("format", "library_versions")}}
-                       for p, m in zip(paths, metas)],
+        averaged_from=ingredients(paths, metas),
         note=note,
     )
     return save_checkpoint(model, out, meta)

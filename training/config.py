@@ -26,9 +26,15 @@ keys merged over it (`stage_configs`), and every stage's whole config is
 checked on load, its errors naming `stages[i]` (i from 0: stage i + 1). A
 stage after the first starts from the final weights of the one before it (its
 `init_from`, set when it runs) and clones the heuristic only where it sets
-`imitation.games` itself. `--set key=value` sets a key every stage shares (one
-a stage sets itself is refused: ambiguous); `--set stages[i].key=value` sets
-it for one stage. The runs: training/recipe.py.
+`imitation.games` itself. Two keys only a stage may set make a recipe a tree
+rather than a line: `start: {stage: K}` starts it from stage K's final weights
+instead (a branch), `start: {stage: K, timesteps: S}` from stage K's weights
+at S timesteps (its first update at or past S, which stage K then keeps in
+`<run>/stageK/keep/`: its `keep_at`), and a stage that sets only
+`average: [K1, K2, ...]` trains nothing: its weights are the average of those
+stages' final weights (training/average.py). `--set key=value` sets a key
+every stage shares (one a stage sets itself is refused: ambiguous);
+`--set stages[i].key=value` sets it for one stage. The runs: training/recipe.py.
 """
 
 from __future__ import annotations
@@ -131,6 +137,11 @@ def _int_list(key, value):
     return [int(v) for v in value]
 
 
+def _keep_at(key, value):
+    """`keep_at`: timesteps at which a run keeps a checkpoint (an empty list: none)."""
+    return _int_list(key, value) if value != [] else []
+
+
 def _players(key, value):
     """A player count, or a list of them (one policy trained on several counts: `num_players: [2, 3, 4]`)."""
     count = _num(1, 16, integer=True)
@@ -214,10 +225,17 @@ SCHEMA: dict[str, Any] = {
         "games": _num(0, 10**7, integer=True),
         "epochs": _num(1, 1000, integer=True),
     },
+    "keep_at": _keep_at,
     "stages": _stages,
 }
-# What a stage of a recipe may set: any key but those of the whole recipe.
-STAGE_SCHEMA: dict[str, Any] = {k: v for k, v in SCHEMA.items() if k not in ("stages", "extends", "output_dir")}
+# What a stage of a recipe may set: any key but those of the whole recipe, and where it starts from.
+STAGE_SCHEMA: dict[str, Any] = {
+    **{k: v for k, v in SCHEMA.items() if k not in ("stages", "extends", "output_dir")},
+    "start": {"stage": _num(1, 10**4, integer=True), "timesteps": _num(1, 10**9, integer=True)},
+    "average": _int_list,
+}
+# The keys of a stage that say where its weights come from, not how it trains (`stage_configs` drops them).
+STAGE_SOURCE_KEYS = ("start", "average")
 # Keys every stage of a recipe must share: a stage starts from the weights of the one before it.
 SHARED_BY_STAGES = (("env", "name"), ("algo", "policy"), ("algo", "net_arch"))
 
@@ -381,20 +399,38 @@ def _nested(a: tuple, b: tuple) -> bool:
 
 def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The whole config of each stage of a recipe (`stages:`), in order; `[config]` for a config without.
-    Stage k > 1 clones the heuristic only where it sets `imitation.games`, and starts from stage k - 1's final
-    weights: its `init_from` is None here, set by the recipe's run (training/recipe.py)."""
+    Stage k > 1 clones the heuristic only where it sets `imitation.games`, and starts from the weights
+    `stage_source` names: its `init_from` is None here, set by the recipe's run (training/recipe.py). A stage
+    that a later one starts from at S timesteps (`start: {stage, timesteps: S}`) has S in its `keep_at`."""
     base = {key: value for key, value in config.items() if key != "stages"}
     if not config.get("stages"):
         return [copy.deepcopy(base)]
     out = []
     for i, stage in enumerate(config["stages"]):
-        full = merge(base, stage)
+        full = merge(base, {k: v for k, v in stage.items() if k not in STAGE_SOURCE_KEYS})
         if i > 0:
             full["init_from"] = None
             if "games" not in (stage.get("imitation") or {}):
                 full.setdefault("imitation", {})["games"] = 0
         out.append(full)
+    for stage in config["stages"]:
+        start = stage.get("start") or {}
+        if start.get("timesteps") and 1 <= start.get("stage", 0) <= len(out):
+            source = out[start["stage"] - 1]
+            source["keep_at"] = sorted({*source.get("keep_at", []), start["timesteps"]})
     return out
+
+
+def stage_source(config: dict[str, Any], k: int) -> dict[str, Any]:
+    """Where stage k (from 1) of a recipe gets its starting weights: {"stage": j} (stage j's final weights;
+    stage k - 1's unless it says otherwise), {"stage": j, "timesteps": S} (stage j's at S timesteps),
+    {"average": [j, ...]} (those stages' final weights averaged; it trains nothing), {} for stage 1."""
+    stage = config["stages"][k - 1]
+    if stage.get("average"):
+        return {"average": list(stage["average"])}
+    if stage.get("start"):
+        return dict(stage["start"])
+    return {"stage": k - 1} if k > 1 else {}
 
 
 def load_run_config(run_dir: str | Path) -> dict[str, Any]:
@@ -428,24 +464,56 @@ def _check(config: dict[str, Any], resume: bool) -> dict[str, Any]:
     if config.get("stages") is None:
         config.pop("stages", None)  # `stages: null`: a config of one run, as if it had none
         return _check_run(config, resume)
+    stages = stage_configs(config)
     previous = None
-    for i, stage in enumerate(stage_configs(config)):
+    for i, stage in enumerate(stages):
         try:
             if i > 0:
                 for section, key in SHARED_BY_STAGES:
                     ours, theirs = stage.get(section, {}).get(key), previous.get(section, {}).get(key)
                     if ours != theirs:
                         raise ConfigError(f"{section}.{key}={ours!r} is not stage {i}'s {theirs!r}: a stage starts from "
-                                          f"the weights of the one before it, so {', '.join('.'.join(k) for k in SHARED_BY_STAGES)} "
+                                          f"the weights of one before it, so {', '.join('.'.join(k) for k in SHARED_BY_STAGES)} "
                                           f"stay the same in every stage")
                 if config["stages"][i].get("init_from") is not None:
-                    raise ConfigError("init_from: a stage after the first starts from the final weights of the one before "
-                                      "it; only stage 1 (stages[0]) may set init_from")
+                    raise ConfigError("init_from: a stage after the first starts from the weights of one before it "
+                                      "(start: {stage: K} to choose which); only stage 1 (stages[0]) may set init_from")
+            _check_source(config["stages"], i, stages)
             _check_run(stage, resume)
         except ConfigError as error:
             raise ConfigError(f"stages[{i}] (stage {i + 1}): {error}") from None
         previous = stage
     return config
+
+
+def _check_source(raw: list[dict], i: int, stages: list[dict]) -> None:
+    """Check stage i + 1's `start` or `average` (see `stage_source`) against the stages before it."""
+    stage = raw[i]
+    if stage.get("start") is not None and stage.get("average") is not None:
+        raise ConfigError("start and average: a stage either trains from one stage's weights or averages several, not both")
+    if i == 0 and (stage.get("start") is not None or stage.get("average") is not None):
+        raise ConfigError("start and average name earlier stages; stage 1 has none (init_from starts it from a checkpoint)")
+    if stage.get("start") is not None:
+        start = stage["start"]
+        if "stage" not in start:
+            raise ConfigError(f"start={start!r} must name a stage: start: {{stage: K}} or {{stage: K, timesteps: S}}")
+        if not 1 <= start["stage"] <= i:
+            raise ConfigError(f"start.stage={start['stage']} must be an earlier stage (1 to {i})")
+        if "timesteps" in start:
+            source = raw[start["stage"] - 1]
+            if source.get("average") is not None:
+                raise ConfigError(f"start.timesteps: stage {start['stage']} averages weights and trains nothing, so it has "
+                                  f"only its final weights (drop start.timesteps)")
+            if start["timesteps"] >= stages[start["stage"] - 1]["timesteps"]:
+                raise ConfigError(f"start.timesteps={start['timesteps']} must be below stage {start['stage']}'s timesteps "
+                                  f"({stages[start['stage'] - 1]['timesteps']}); for its final weights, drop start.timesteps")
+    if stage.get("average") is not None:
+        sources = stage["average"]
+        if len(set(sources)) < 2 or len(set(sources)) != len(sources) or not all(1 <= j <= i for j in sources):
+            raise ConfigError(f"average={sources!r} must name two or more distinct earlier stages (1 to {i})")
+        if set(stage) != {"average"}:
+            raise ConfigError(f"a stage that averages weights trains nothing, so it sets average alone, not "
+                              f"{sorted(set(stage) - {'average'})}")
 
 
 def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
@@ -476,7 +544,7 @@ def grid_spec(env_name: str) -> dict | None:
 
 def _required(config):
     for key, rule in SCHEMA.items():
-        if key in ("extends", "init_from", "stages"):
+        if key in ("extends", "init_from", "stages", "keep_at"):
             continue
         if key not in config:
             yield "", key

@@ -8,12 +8,18 @@
     <run>/stage1/         stage 1: an ordinary run folder (training/run.py: config.json, state.json, latest.zip,
                           eval.csv, tb/, final.zip + final.json, learning_curve.png)
     <run>/stage2/         stage 2, started from stage1/final.zip (its config.json's init_from), and so on
+    <run>/stageK/keep/    stage K's checkpoints at the timesteps a later stage branches from (its keep_at)
     <run>/final.zip       the last stage's final.zip and final.json, copied (atomically) once it is done
     <run>/final.json
 
 Each stage's config is the recipe's config with that stage's keys merged over it
 (training/config.py `stage_configs`); every one was checked when the recipe was
-loaded. A stage that has started resumes from its own config.json, as any run
+loaded. A stage starts from the weights `stage_source` names: the stage before
+it, or with `start:` another earlier stage's final weights or its weights kept at
+some timesteps (a branch); a stage of `average: [K1, K2, ...]` trains nothing:
+its final.zip holds those stages' final weights averaged (training/average.py),
+evaluated as a stage's final checkpoint is, and its lineage joins theirs, each
+stage once. A stage that has started resumes from its own config.json, as any run
 does (edit that file to change it); one that has not starts from the recipe's
 config.json. A stage stopped before its first checkpoint starts again. Each
 checkpoint's metadata names the recipe (`recipe`: "configs/<name>.yaml", the
@@ -29,13 +35,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Callable
 
 from snack_envs.checkpoints import write_json_atomic
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import check_config, load_run_config, stage_configs
-from snack_envs.training.run import StopSignals, refuse_a_run_in, resume_command, stopped, train_result
+from snack_envs.training.config import check_config, load_run_config, stage_configs, stage_source
+from snack_envs.training.run import (
+    Interrupted, StopSignals, checkpoint_metadata, kept_checkpoint, lineage_entry, refuse_a_run_in, resume_command, stopped,
+    train_result,
+)
 
 
 def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None, train_stage: Callable) -> dict:
@@ -67,6 +77,11 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
                 raise stopped(stop.signum, f"stopped after stage {k - 1} of {len(stages)}; "
                                            f"resume with: {resume_command(run_dir)}")
             stage_dir = run_dir / f"stage{k}"
+            source = stage_source(config, k)
+            about = {"config": info.get("recipe"), "overrides": info.get("overrides") or [], "stage": k, "stages": len(stages)}
+            if "average" in source:
+                metas.append(average_stage(stage, run_dir, k, len(stages), source["average"], about, stop))
+                continue
             if (stage_dir / "state.json").is_file():  # started: it goes on from its own config.json
                 own = load_run_config(stage_dir)
                 if (meta := finished(stage_dir, own)) is not None:
@@ -80,11 +95,10 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
                 if stage_dir.exists():  # stopped before its first checkpoint: nothing in it to keep
                     shutil.rmtree(stage_dir)
                 if k > 1:
-                    stage["init_from"] = str(run_dir / f"stage{k - 1}" / "final.zip")
+                    stage["init_from"] = str(start_checkpoint(run_dir, source))
                 print(f"stage {k}/{len(stages)}: training {stage['env']['name']} ({stage['env']['num_players']} players) "
                       f"for {stage['timesteps']} timesteps -> {stage_dir}", flush=True)
-                train_stage(stage, stage_dir, recipe={"config": info.get("recipe"), "overrides": info.get("overrides") or [],
-                                                    "stage": k, "stages": len(stages)}, resume_dir=run_dir)
+                train_stage(stage, stage_dir, recipe=about, resume_dir=run_dir)
             metas.append(json.loads((stage_dir / "final.json").read_text()))
         with stop.critical():
             last = run_dir / f"stage{len(stages)}"
@@ -96,6 +110,59 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
     final = metas[-1]
     totals = {"wall_time_s": round(sum(m["wall_time_s"] for m in metas), 1)}
     return train_result(run_dir / "final.zip", final.get("evaluation", {}), totals, sum(m["timesteps"] for m in metas))
+
+
+def start_checkpoint(run_dir: Path, source: dict) -> Path:
+    """The checkpoint a stage starts from (`stage_source`): an earlier stage's final.zip, or the one it kept at
+    `timesteps`."""
+    folder = run_dir / f"stage{source['stage']}"
+    return kept_checkpoint(folder, source["timesteps"]) if source.get("timesteps") else folder / "final.zip"
+
+
+def average_stage(config: dict, run_dir: Path, k: int, n: int, sources: list[int], about: dict, stop: StopSignals) -> dict:
+    """Stage k of n, `average: sources`: its final.zip holds the average of those stages' final weights,
+    evaluated against `eval.opponents` over `eval.final_games` games as a trained stage's final checkpoint is.
+    Its metadata: 0 timesteps of its own, the ingredients (`averaged_from`), and a lineage that joins
+    theirs, each stage once (`joined_lineage`). Returns the metadata; an existing final.zip and .json is kept."""
+    from snack_envs.checkpoints import save_checkpoint
+    from snack_envs.training.average import averaged_model
+    from snack_envs.training.backends.sb3 import evaluate_model
+
+    stage_dir = run_dir / f"stage{k}"
+    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
+        print(f"stage {k}/{n} is finished: the average of stages {sources}, {stage_dir / 'final.zip'}", flush=True)
+        return json.loads((stage_dir / "final.json").read_text())
+    print(f"stage {k}/{n}: averaging the final weights of stages {sources} -> {stage_dir}", flush=True)
+    paths = [run_dir / f"stage{j}" / "final.zip" for j in sources]
+    state = {"started": time.time(), "recipe": about}
+    model, metas = averaged_model(paths)
+    entries = [lineage_entry(path, meta, stage_dir, about) for path, meta in zip(paths, metas)]
+    state["lineage"] = joined_lineage([[*meta.get("lineage", []), entry] for meta, entry in zip(metas, entries)])
+    try:
+        with stop.at_once():
+            evaluation = evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
+    except Interrupted as interrupted:
+        raise stopped(interrupted.signum, f"stopped while evaluating stage {k} (an average; nothing of it is saved); "
+                                          f"resume with: {resume_command(run_dir)}") from None
+    with stop.critical():
+        stage_dir.mkdir(parents=True, exist_ok=True)
+        meta = {**checkpoint_metadata(config, 0, state, evaluation), "averaged_from": entries}
+        save_checkpoint(model, stage_dir / "final.zip", meta)
+    return meta
+
+
+def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
+    """The runs behind several checkpoints, each once: a recipe's stage (by recipe and stage) as its longest
+    entry (a branch's lineage holds its source stage at the timesteps it branched at, the source's own lineage
+    the whole stage), any other run by its checkpoint; by stage, runs before the recipe's stage 1 first."""
+    joined: dict = {}
+    for lineage in lineages:
+        for entry in lineage:
+            key = (entry.get("recipe"), entry["stage"]) if "stage" in entry else ("checkpoint", entry.get("checkpoint"),
+                                                                                   tuple(entry.get("stages", ())))
+            if key not in joined or entry["timesteps"] > joined[key]["timesteps"]:
+                joined[key] = entry
+    return sorted(joined.values(), key=lambda entry: entry.get("stage", 0))
 
 
 def read_recipe(run_dir: Path) -> dict:

@@ -4,6 +4,7 @@
     <run>/state.json       timesteps, last evaluation and snapshot, snapshot list, wall time (to resume)
     <run>/eval.csv         a header row, then one row per evaluation and opponent: timesteps, opponent, win rate,
                            its 95% interval, mean score (both over finished games), unfinished games
+    <run>/keep/            checkpoints kept at `keep_at` timesteps (step<timesteps>.zip + .json), for a recipe's branch
     <run>/tb/              TensorBoard scalars ("eval/win_rate_vs_<opponent>", "rollout/ep_rew_mean")
     <run>/learning_curve.png
 
@@ -226,6 +227,22 @@ def snapshot_due(config: dict, state: dict, steps: int) -> bool:
     """Whether a frozen copy of the learner joins the opponents now (`opponents.snapshot_every`)."""
     opponents = config["opponents"]
     return opponents["self"] > 0 and steps - state["last_snapshot"] >= opponents["snapshot_every"]
+
+
+def keep_due(config: dict, state: dict, steps: int) -> bool:
+    """Whether the run keeps a checkpoint now, in <run>/keep/: the first time its count is at or past one of
+    `keep_at` (a recipe's branch starts from it: training/recipe.py)."""
+    return any(state.get("last_keep", 0) < at <= steps for at in config.get("keep_at", []))
+
+
+def kept_checkpoint(run_dir: Path, at: int) -> Path:
+    """The checkpoint a run kept at the first update at or past `at` timesteps (`keep_due`)."""
+    kept = sorted((int(path.stem.removeprefix("step")), path) for path in (run_dir / "keep").glob("step*.zip")
+                  if path.stem.removeprefix("step").isdigit() and path.with_suffix(".json").is_file())
+    for steps, path in kept:
+        if steps >= at:
+            return path
+    raise ConfigError(f"{run_dir} kept no checkpoint at or past {at} timesteps (keep/); its config's keep_at must name {at}")
 
 
 def eval_due(config: dict, state: dict, steps: int) -> bool:

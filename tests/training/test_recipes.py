@@ -173,6 +173,115 @@ def test_an_interrupted_recipe_resumes_where_it_stopped_to_the_same_end(finished
     assert [int(line.split(",")[0]) for line in (run / "stage2" / "eval.csv").read_text().splitlines()[1:]] == [256, 256]
 
 
+# A recipe as a tree: stage 3 branches from stage 1's weights at 300 timesteps (its first update at or past
+# them: 512), stage 4 averages stages 3 and 2, stage 5 (learning nothing) goes on from the average.
+TREE_RECIPE = """\
+extends: quickstart
+timesteps: 600
+n_envs: 8
+algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
+eval: {every: 256, games: 2, final_games: 2}
+opponents: {snapshot_every: 256, max_snapshots: 2}
+stages:
+  - {}
+  - {timesteps: 300}
+  - {timesteps: 300, start: {stage: 1, timesteps: 300}}
+  - {average: [3, 2]}
+  - {timesteps: 300, algo: {learning_rate: 0.0}}
+"""
+
+
+@pytest.fixture(scope="module")
+def tree_recipe(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("tree")
+    (folder / "tree.yaml").write_text(TREE_RECIPE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        snack_train("--config", "tree.yaml", "--run-dir", str(folder / "run"))
+    return folder / "run"
+
+
+def test_a_recipe_branches_from_a_stages_kept_weights_and_averages_stages(tree_recipe, tmp_path, capsys):
+    run = tree_recipe
+    meta = {k: read(run / f"stage{k}" / "final.json") for k in (1, 2, 3, 4, 5)}
+    assert [meta[k]["timesteps"] for k in (1, 2, 3, 4, 5)] == [768, 512, 512, 0, 512]
+
+    # stage 1 kept its weights at 512 timesteps, because stage 3 starts from them; stage 2 from stage 1's final
+    assert read(run / "stage1" / "config.json")["keep_at"] == [300] and "keep_at" not in read(run / "stage2" / "config.json")
+    assert [p.name for p in (run / "stage1" / "keep").glob("*.zip")] == ["step512.zip"]
+    assert read(run / "stage1" / "keep" / "step512.json")["timesteps"] == 512
+    assert read(run / "stage2" / "config.json")["init_from"] == str(run / "stage1" / "final.zip")
+    assert read(run / "stage3" / "config.json")["init_from"] == str(run / "stage1" / "keep" / "step512.zip")
+    assert read(run / "stage3" / "final.json")["lineage"][-1]["checkpoint"] == "stage1/keep/step512.zip"
+
+    # stage 4: the mean of stages 2 and 3's final weights, evaluated, trained for no timesteps of its own
+    two, three, four = (weights(run / f"stage{k}" / "final.zip") for k in (2, 3, 4))
+    assert not all(torch.equal(two[k], three[k]) for k in two)
+    assert all(torch.allclose(four[k], (two[k].double() + three[k].double()).div(2).to(four[k].dtype)) for k in four)
+    assert [e["checkpoint"] for e in meta[4]["averaged_from"]] == ["stage3/final.zip", "stage2/final.zip"]
+    assert set(meta[4]["evaluation"]) == {"random", "heuristic"}
+    # its lineage joins theirs, each stage once, in order, stage 1 whole (not as the branch saw it, at 512)
+    assert [(e["stage"], e["timesteps"]) for e in meta[4]["lineage"]] == [(1, 768), (2, 512), (3, 512)]
+    assert meta[4]["lineage_timesteps"] == 768 + 512 + 512
+
+    # stage 5 goes on from the average (learning nothing: its weights); the recipe's end is stage 5's
+    assert read(run / "stage5" / "config.json")["init_from"] == str(run / "stage4" / "final.zip")
+    assert same_weights(run / "stage4" / "final.zip", run / "stage5" / "final.zip")
+    assert [(e["stage"], e["timesteps"]) for e in meta[5]["lineage"]] == [(1, 768), (2, 512), (3, 512), (4, 0)]
+    assert read(run / "final.json")["lineage_timesteps"] == 768 + 3 * 512
+
+    copy = tmp_path / "run"  # resumed when finished: nothing is redone or rewritten, the average included
+    shutil.copytree(run, copy)
+    before = files(copy)
+    snack_train("--resume", str(copy))
+    assert "stage 4/5 is finished: the average of stages [3, 2]" in capsys.readouterr().out and files(copy) == before
+
+
+def test_a_run_keeps_a_checkpoint_at_each_keep_at_its_first_update_at_or_past_it(recipe_file, tmp_path, capsys):
+    run = tmp_path / "run"  # updates of 256 steps; the run ends at 512, so 500 is kept at its end
+    snack_train("--config", str(recipe_file), "--set", "stages=null", "--set", "keep_at=[100, 256, 500]",
+                "--run-dir", str(run))
+    kept = {p.name: read(p.with_suffix(".json"))["timesteps"] for p in (run / "keep").glob("*.zip")}
+    assert kept == {"step256.zip": 256, "step512.zip": 512}
+    assert same_weights(run / "keep" / "step512.zip", run / "final.zip")
+    with pytest.raises(SystemExit) as exit_:
+        snack_train("--config", str(recipe_file), "--set", "stages=null", "--set", "keep_at=[100]",
+                    "--run-dir", str(tmp_path / "other"), "--backend", "rllib")
+    assert exit_.value.code == 2 and "keep_at=[100]: the rllib backend keeps no checkpoints" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stage, error", [
+    ("2", "stages[1] (stage 2): start.stage=2 must be an earlier stage (1 to 1)"),
+    ("1, timesteps: 600", "stages[1] (stage 2): start.timesteps=600 must be below stage 1's timesteps (600)"),
+])
+def test_a_branch_names_an_earlier_stage_and_a_step_within_it(tmp_path, stage, error):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(TREE_RECIPE.replace("  - {timesteps: 300}\n", f"  - {{timesteps: 300, start: {{stage: {stage}}}}}\n"))
+    with pytest.raises(ConfigError, match=re.escape(error)):
+        load_config(bad)
+
+
+@pytest.mark.parametrize("change, error", [
+    (("  - {}\n", "  - {start: {stage: 1}}\n"), "stages[0] (stage 1): start and average name earlier stages; stage 1 has none"),
+    (("{average: [3, 2]}", "{average: [2]}"), "stages[3] (stage 4): average=[2] must name two or more distinct earlier stages"),
+    (("{average: [3, 2]}", "{average: [2, 4]}"), "stages[3] (stage 4): average=[2, 4] must name two or more distinct earlier"),
+    (("{average: [3, 2]}", "{average: [2, 3], timesteps: 5}"), "stages[3] (stage 4): a stage that averages weights trains "
+                                                              "nothing, so it sets average alone, not ['timesteps']"),
+    (("{average: [3, 2]}", "{average: [2, 3], start: {stage: 1}}"), "stages[3] (stage 4): start and average: a stage either"),
+    (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{start: {stage: 4, timesteps: 10}}"),
+     "stages[4] (stage 5): start.timesteps: stage 4 averages weights and trains nothing"),
+    (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{start: {timesteps: 10}}"), "stages[4] (stage 5): start={'timesteps': 10} must name a stage"),
+    (("{average: [3, 2]}", "{average: [2, 3], strat: 1}"), "unknown config key 'stages[3].strat' (did you mean 'stages[3].start'?)"),
+    (("timesteps: 600\n", "timesteps: 600\nkeep_at: [0]\n"), "keep_at=[0] must be a non-empty list of positive integers"),
+])
+def test_a_recipes_start_and_average_are_checked_on_load(tmp_path, change, error):
+    bad = tmp_path / "bad.yaml"
+    assert change[0] in TREE_RECIPE
+    bad.write_text(TREE_RECIPE.replace(*change))
+    with pytest.raises(ConfigError, match=re.escape(error)):
+        load_config(bad)
+
+
 def test_every_stage_is_checked_on_load_naming_it_and_nothing_is_written(recipe_file, tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text(TINY_RECIPE.replace("algo: {learning_rate: 0.0}", "algo: {lerning_rate: 0.0}"))
@@ -236,7 +345,8 @@ def test_a_shipped_checkpoint_is_the_last_stage_of_the_recipe_its_metadata_names
     ("stages": [first, last]) is a chain the recipe re-creates but cannot match step for step (its config says why)."""
     shipped = read(path)
     assert shipped.get("recipe", "").startswith("configs/"), f"{path.name} names no recipe in configs/"
-    stages = stage_configs(load_config(ROOT / shipped["recipe"]))
+    recipe = load_config(ROOT / shipped["recipe"])
+    stages = stage_configs(recipe)
     assert shipped["stage"] == len(stages), "the shipped checkpoint is not the recipe's last stage"
     runs = [*shipped["lineage"], {"stage": shipped["stage"], "timesteps": shipped["timesteps"]}]
     covered = []
@@ -244,7 +354,9 @@ def test_a_shipped_checkpoint_is_the_last_stage_of_the_recipe_its_metadata_names
         assert run.get("recipe", shipped["recipe"]) == shipped["recipe"], run
         first, last = run["stages"] if "stages" in run else [run["stage"]] * 2
         covered += range(first, last + 1)
-        if first == last:
+        if first == last and recipe["stages"][first - 1].get("average"):
+            assert run["timesteps"] == 0, (first, run["timesteps"])  # an average trains nothing
+        elif first == last:
             stage = stages[first - 1]
             assert stage["timesteps"] <= run["timesteps"] < stage["timesteps"] + stage["n_envs"] * stage["algo"]["n_steps"], \
                 (first, run["timesteps"], stage["timesteps"])

@@ -150,6 +150,9 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     if isinstance(config["env"]["num_players"], list):
         raise ConfigError(f"env.num_players={config['env']['num_players']!r}: the rllib backend trains one player count "
                           f"per run; use the sb3 backend to train on several")
+    if config.get("keep_at"):
+        raise ConfigError(f"keep_at={config['keep_at']!r}: the rllib backend keeps no checkpoints at given timesteps; "
+                          f"use the sb3 backend")
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
     import ray

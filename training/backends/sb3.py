@@ -49,7 +49,7 @@ from snack_envs.training.config import check_config, player_counts
 from snack_envs.training.imitate import kickstart
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, lineage_entry,
-    prune_snapshots, read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
+    keep_due, prune_snapshots, read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
 
@@ -152,6 +152,9 @@ def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
                         self.training_env.env_method("add_snapshot", str(path))
                         state["snapshots"] = (state["snapshots"] + [str(path)])[-config["opponents"]["max_snapshots"]:]
                         state["last_snapshot"] = steps
+                if keep_due(config, state, steps):
+                    with stop.critical():
+                        keep(self.model, run_dir, config, state, steps)
                 if eval_due(config, state, steps):
                     with stop.at_once():
                         results = evaluate_model(self.model, config, config["eval"]["games"], seed=10_000 + steps)
@@ -175,9 +178,17 @@ def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
             if self.cut:
                 self.model.num_timesteps = self.boundary
             with stop.critical():
+                if keep_due(config, state, self.model.num_timesteps):
+                    keep(self.model, run_dir, config, state, self.model.num_timesteps)
                 save_run(self.model, run_dir, config, state, self.model.num_timesteps)
 
     return TrainingCallback()
+
+
+def keep(model, run_dir: Path, config: dict, state: dict, steps: int) -> None:
+    """A checkpoint to keep, <run>/keep/step<steps>.zip (`keep_at`; training/run.py `keep_due`)."""
+    save_checkpoint(model, run_dir / "keep" / f"step{steps}.zip", checkpoint_metadata(config, steps, state))
+    state["last_keep"] = steps
 
 
 def save_run(model, run_dir: Path, config: dict, state: dict, steps: int) -> None:
