@@ -237,6 +237,34 @@ def test_a_recipe_branches_from_a_stages_kept_weights_and_averages_stages(tree_r
     assert "stage 4/5 is finished: the average of stages [3, 2]" in capsys.readouterr().out and files(copy) == before
 
 
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_makes_it(tree_recipe, tmp_path, monkeypatch, capsys):
+    from snack_envs.training.backends import sb3
+
+    run = tmp_path / "run"
+    shutil.copytree(tree_recipe, run)
+    for name in ("stage4", "stage5"):
+        shutil.rmtree(run / name)
+    (run / "final.zip").unlink(), (run / "final.json").unlink()
+    evaluate_final = sb3.evaluate_final
+
+    def signal_then_evaluate(model, config, stop, stopped_line):
+        if "an average" in stopped_line:
+            os.kill(os.getpid(), signal.SIGINT)
+        return evaluate_final(model, config, stop, stopped_line)
+
+    monkeypatch.setattr(sb3, "evaluate_final", signal_then_evaluate)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        snack_train("--resume", str(run))
+    assert stopped.value.code == 130 and capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"SIGINT: stopped while evaluating stage 4 (an average; nothing of it is saved); resume with: snack-train --resume {run}")
+    assert not (run / "stage4" / "final.zip").exists() and not (run / "stage4" / "final.json").exists()
+    monkeypatch.setattr(sb3, "evaluate_final", evaluate_final)
+    snack_train("--resume", str(run))
+    assert same_weights(run / "stage4" / "final.zip", tree_recipe / "stage4" / "final.zip")
+    assert read(run / "final.json")["lineage_timesteps"] == read(tree_recipe / "final.json")["lineage_timesteps"]
+
+
 def test_a_run_keeps_a_checkpoint_at_each_keep_at_its_first_update_at_or_past_it(recipe_file, tmp_path, capsys):
     run = tmp_path / "run"  # updates of 256 steps; the run ends at 512, so 500 is kept at its end
     snack_train("--config", str(recipe_file), "--set", "stages=null", "--set", "keep_at=[100, 256, 500]",

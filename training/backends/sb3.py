@@ -130,6 +130,16 @@ def evaluate_model(model, config: dict, games: int, seed: int) -> dict[str, dict
     return evaluate(CheckpointPolicy(model, "learner"), config, games, seed)
 
 
+def evaluate_final(model, config: dict, stop: StopSignals, stopped_line: str) -> dict[str, dict]:
+    """A final checkpoint's evaluation (`eval.final_games` games a match, seed 1,000,000); a stop signal
+    during it raises TrainingInterrupted with `stopped_line`."""
+    try:
+        with stop.at_once():
+            return evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
+    except Interrupted as interrupted:
+        raise stopped(interrupted.signum, stopped_line) from None
+
+
 def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
     """The run's bookkeeping inside `model.learn`. Snapshots, evaluations and checkpoints happen at the
     start of a rollout, where the weights are those of the update just done and `num_timesteps` counts
@@ -318,12 +328,8 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                                           f"({read_state(run_dir)['timesteps']} timesteps) is lost; {resume_line}") from None
     finally:
         vec.close()
-    try:
-        with stop.at_once():
-            final = evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
-    except Interrupted as interrupted:
-        raise stopped(interrupted.signum, f"stopped in the final evaluation, after all {model.num_timesteps} timesteps "
-                                          f"(saved in {run_dir / 'latest.zip'}); {resume_line} to evaluate it") from None
+    final = evaluate_final(model, config, stop, f"stopped in the final evaluation, after all {model.num_timesteps} "
+                                                f"timesteps (saved in {run_dir / 'latest.zip'}); {resume_line} to evaluate it")
     with stop.critical():
         state["timesteps"] = model.num_timesteps
         meta = checkpoint_metadata(config, model.num_timesteps, state, evaluation=final)
