@@ -354,14 +354,14 @@ def test_stage_configs_merge_each_stage_over_the_rest(recipe_file):
     assert "stages" not in load_config(recipe_file, ["stages=null"])
 
 
-def test_the_shipped_speed_snacks_config_is_its_checkpoints_three_stage_recipe():
+def test_the_shipped_speed_snacks_config_is_its_checkpoints_four_stage_recipe():
     stages = stage_configs(load_config("speed_snacks"))
-    assert [s["timesteps"] for s in stages] == [250_000, 1_300_000, 2_000_000]
-    assert [s["imitation"]["games"] for s in stages] == [3000, 0, 0]
-    assert [s["algo"]["learning_rate"] for s in stages] == [1e-4, 2e-4, 5e-5]
-    assert [s["n_envs"] * s["algo"]["n_steps"] for s in stages] == [16 * 256, 16 * 512, 16 * 1024]  # as it was trained
+    assert [s["timesteps"] for s in stages] == [250_000, 1_300_000, 2_000_000, 2_000_000]
+    assert [s["imitation"]["games"] for s in stages] == [3000, 0, 0, 0]
+    assert [s["algo"]["learning_rate"] for s in stages] == [1e-4, 2e-4, 5e-5, 2e-5]
+    assert [s["n_envs"] * s["algo"]["n_steps"] for s in stages] == [16 * 256, 16 * 512, 16 * 1024, 16 * 1024]
     shipped = read(ROOT / "checkpoints" / "speed_snacks_v1.json")
-    assert [e["timesteps"] for e in shipped["lineage"]] + [shipped["timesteps"]] == [s["timesteps"] for s in stages]
+    assert (shipped["recipe"], shipped["stage"], len(shipped["lineage"])) == ("configs/speed_snacks.yaml", 4, 3)
     assert recipe_name("speed_snacks") == recipe_name(CONFIG_DIR / "speed_snacks.yaml") == "configs/speed_snacks.yaml"
 
 
