@@ -77,6 +77,7 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
         assert torch.allclose(soup[key], (value + model_b.policy.state_dict()[key]) / 2)
     meta = read_metadata(out)
     assert meta["timesteps"] == 128 and [m["path"] for m in meta["averaged_from"]] == [str(a), str(b)]
+    assert meta["player_counts"] == read_metadata(a)["player_counts"] == [2]  # the counts it plays, kept
     wars, _ = tiny("w", 3, "snack_wars")
     with pytest.raises(CheckpointError, match="env_name"):
         average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)
