@@ -39,11 +39,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from snack_envs.checkpoints import write_json_atomic
+from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_json_atomic
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config, load_run_config, stage_configs, stage_source
 from snack_envs.training.run import (
-    StopSignals, checkpoint_metadata, kept_checkpoint, lineage_entry, refuse_a_run_in, resume_command, stopped,
+    StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, refuse_a_run_in, resume_command, stopped,
     train_result,
 )
 
@@ -124,9 +124,7 @@ def average_stage(config: dict, run_dir: Path, k: int, n: int, sources: list[int
     evaluated against `eval.opponents` over `eval.final_games` games as a trained stage's final checkpoint is.
     Its metadata: 0 timesteps of its own, the ingredients (`averaged_from`), and a lineage that joins
     theirs, each stage once (`joined_lineage`). Returns the metadata; an existing final.zip and .json is kept."""
-    from snack_envs.checkpoints import save_checkpoint
     from snack_envs.training.average import averaged_model
-    from snack_envs.training.backends.sb3 import evaluate_final
 
     stage_dir = run_dir / f"stage{k}"
     if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
@@ -138,8 +136,9 @@ def average_stage(config: dict, run_dir: Path, k: int, n: int, sources: list[int
     model, metas = averaged_model(paths)
     entries = [lineage_entry(path, meta, stage_dir, about) for path, meta in zip(paths, metas)]
     state["lineage"] = joined_lineage([[*meta.get("lineage", []), entry] for meta, entry in zip(metas, entries)])
-    evaluation = evaluate_final(model, config, stop, f"stopped while evaluating stage {k} (an average; nothing of it is "
-                                                     f"saved); resume with: {resume_command(run_dir)}")
+    evaluation = evaluate_final(CheckpointPolicy(model, "learner"), config, stop,
+                                f"stopped while evaluating stage {k} (an average; nothing of it is saved); "
+                                f"resume with: {resume_command(run_dir)}")
     with stop.critical():
         stage_dir.mkdir(parents=True, exist_ok=True)
         meta = {**checkpoint_metadata(config, 0, state, evaluation), "averaged_from": entries}

@@ -269,6 +269,16 @@ def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dic
     return results
 
 
+def evaluate_final(hero: Policy, config: dict, stop: StopSignals, stopped_line: str) -> dict[str, dict]:
+    """A final checkpoint's evaluation (`evaluate`, `eval.final_games` games a match, seed 1,000,000); a stop
+    signal during it raises TrainingInterrupted with `stopped_line`."""
+    try:
+        with stop.at_once():
+            return evaluate(hero, config, config["eval"]["final_games"], seed=1_000_000)
+    except Interrupted as interrupted:
+        raise stopped(interrupted.signum, stopped_line) from None
+
+
 # eval.csv's header row; win rate and mean score over the finished games, unfinished: games cut off at max_steps
 EVAL_CSV_HEADER = ["timesteps", "opponent", "win_rate", "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished"]
 

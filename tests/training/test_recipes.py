@@ -239,27 +239,27 @@ def test_a_recipe_branches_from_a_stages_kept_weights_and_averages_stages(tree_r
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
 def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_makes_it(tree_recipe, tmp_path, monkeypatch, capsys):
-    from snack_envs.training.backends import sb3
+    from snack_envs.training import recipe
 
     run = tmp_path / "run"
     shutil.copytree(tree_recipe, run)
     for name in ("stage4", "stage5"):
         shutil.rmtree(run / name)
     (run / "final.zip").unlink(), (run / "final.json").unlink()
-    evaluate_final = sb3.evaluate_final
+    evaluate_final = recipe.evaluate_final
 
-    def signal_then_evaluate(model, config, stop, stopped_line):
+    def signal_then_evaluate(hero, config, stop, stopped_line):
         if "an average" in stopped_line:
             os.kill(os.getpid(), signal.SIGINT)
-        return evaluate_final(model, config, stop, stopped_line)
+        return evaluate_final(hero, config, stop, stopped_line)
 
-    monkeypatch.setattr(sb3, "evaluate_final", signal_then_evaluate)
+    monkeypatch.setattr(recipe, "evaluate_final", signal_then_evaluate)
     with pytest.raises(TrainingInterrupted) as stopped:
         snack_train("--resume", str(run))
     assert stopped.value.code == 130 and capsys.readouterr().err.strip().splitlines()[-1] == (
         f"SIGINT: stopped while evaluating stage 4 (an average; nothing of it is saved); resume with: snack-train --resume {run}")
     assert not (run / "stage4" / "final.zip").exists() and not (run / "stage4" / "final.json").exists()
-    monkeypatch.setattr(sb3, "evaluate_final", evaluate_final)
+    monkeypatch.setattr(recipe, "evaluate_final", evaluate_final)
     snack_train("--resume", str(run))
     assert same_weights(run / "stage4" / "final.zip", tree_recipe / "stage4" / "final.zip")
     assert read(run / "final.json")["lineage_timesteps"] == read(tree_recipe / "final.json")["lineage_timesteps"]

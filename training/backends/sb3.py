@@ -48,7 +48,7 @@ from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.training.config import check_config, player_counts
 from snack_envs.training.imitate import kickstart
 from snack_envs.training.run import (
-    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, lineage_entry,
+    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve, lineage_entry,
     keep_due, prune_snapshots, read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
@@ -128,16 +128,6 @@ def make_vec_env(config: dict, run_dir: Path):
 def evaluate_model(model, config: dict, games: int, seed: int) -> dict[str, dict]:
     """The model (deterministic, masked) against each `eval.opponents`."""
     return evaluate(CheckpointPolicy(model, "learner"), config, games, seed)
-
-
-def evaluate_final(model, config: dict, stop: StopSignals, stopped_line: str) -> dict[str, dict]:
-    """A final checkpoint's evaluation (`eval.final_games` games a match, seed 1,000,000); a stop signal
-    during it raises TrainingInterrupted with `stopped_line`."""
-    try:
-        with stop.at_once():
-            return evaluate_model(model, config, config["eval"]["final_games"], seed=1_000_000)
-    except Interrupted as interrupted:
-        raise stopped(interrupted.signum, stopped_line) from None
 
 
 def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
@@ -328,8 +318,9 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                                           f"({read_state(run_dir)['timesteps']} timesteps) is lost; {resume_line}") from None
     finally:
         vec.close()
-    final = evaluate_final(model, config, stop, f"stopped in the final evaluation, after all {model.num_timesteps} "
-                                                f"timesteps (saved in {run_dir / 'latest.zip'}); {resume_line} to evaluate it")
+    final = evaluate_final(CheckpointPolicy(model, "learner"), config, stop,
+                           f"stopped in the final evaluation, after all {model.num_timesteps} timesteps "
+                           f"(saved in {run_dir / 'latest.zip'}); {resume_line} to evaluate it")
     with stop.critical():
         state["timesteps"] = model.num_timesteps
         meta = checkpoint_metadata(config, model.num_timesteps, state, evaluation=final)
