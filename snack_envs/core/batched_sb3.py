@@ -90,6 +90,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         from snack_envs.checkpoints import load_policy
 
         snapshot = load_policy(path, self.env_name, self.num_players, deterministic=False)
+        snapshot.reset(int(self.rng.integers(2**62)))  # its draws come from this env's seed, not the OS's entropy
         self.mix = self.mix.with_snapshots([*self.mix.snapshots, snapshot], keep=self.max_snapshots)
 
     def _draw_opponents(self, envs: np.ndarray) -> None:

@@ -297,6 +297,32 @@ def test_the_vec_env_draws_each_opponent_seat_on_its_own_snapshots_included():
     assert set(vec.opponent[:, 1:].ravel().tolist()) == {RANDOM, HEURISTIC, 0, 1}
 
 
+def test_snapshot_opponents_draw_their_moves_from_the_vec_envs_seed():
+    """A frozen snapshot samples its moves from a generator seeded by the VecEnv's own stream, so training
+    against snapshots replays alike from one seed (it once drew from OS entropy: runs with self-play differed)."""
+    pytest.importorskip("sb3_contrib")
+    from pathlib import Path
+
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+
+    checkpoint = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_wars_v0.zip"
+
+    def play(seed: int) -> list:
+        vec = BatchedSelfPlayVecEnv("snack_wars_v0", 32, 3, seed, "win", {"random": 0.0, "heuristic": 0.0, "self": 1.0})
+        vec.add_snapshot(str(checkpoint))
+        trace = [vec.reset()]
+        for _ in range(40):
+            masks = vec.action_masks()
+            vec.step_async(masks.argmax(-1))
+            obs, rewards, _, _ = vec.step_wait()
+            trace += [obs, rewards]
+        return trace
+
+    first, again, other = play(5), play(5), play(6)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+
+
 def test_the_native_float_sum_is_pythons_sum_bit_for_bit():
     """The native bots break ties as the Python ones only if they add floats as this Python's sum()."""
     import numba
