@@ -11,11 +11,14 @@
 The checkpoints themselves are the backend's (training/backends/). What both
 backends share about a run's life is here too: a run is checkpointed only where
 its weights and its timestep count agree (after an update), so a resumed run
-goes on exactly as an uninterrupted one would; SIGINT / SIGTERM (`StopSignals`)
-end a run at the next such point, with its checkpoint and state.json saved, one
-line on how to resume, and exit status 128 + the signal (`TrainingInterrupted`:
-130 for Ctrl-C, 143 for SIGTERM); a resumed run that has its final checkpoint
-is finished (`finished_run`) unless its config asks for more timesteps.
+goes on from the weights, count and opponent pool the run had there (its envs
+are dealt afresh from the run's seed: the games in play and the random streams
+are not saved, so it is not bit for bit the run that was cut off); SIGINT /
+SIGTERM (`StopSignals`) end a run at the next such point, with its checkpoint
+and state.json saved, one line on how to resume, and exit status 128 + the
+signal (`TrainingInterrupted`: 130 for Ctrl-C, 143 for SIGTERM); a resumed run
+that has its final checkpoint is finished (`finished_run`) unless its config
+asks for more timesteps.
 `timesteps` (and `eval.every`, `opponents.snapshot_every`) count the learner's
 steps, its own decisions, not its opponents', in either backend.
 """

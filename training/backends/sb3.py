@@ -15,8 +15,8 @@ Every `eval.every` timesteps the learner (deterministic, masked) plays
 eval.csv and the progress line, and the run is checkpointed atomically
 (latest.zip + state.json). Snapshots, evaluations and checkpoints fall between
 rollouts, after an update, so latest.zip always holds the newest weights with
-the steps they learnt from, and an interrupted run resumes exactly where it
-stopped. SIGINT / SIGTERM stop the run at the next step, save latest.zip and
+the steps they learnt from, and an interrupted run resumes from the weights and
+count it stopped at (its envs dealt afresh from the seed). SIGINT / SIGTERM stop the run at the next step, save latest.zip and
 state.json as of the last update, print how to resume and exit with 130 / 143
 (training/run.py: `StopSignals`, `TrainingInterrupted`).
 A resumed run reads the run's config.json, checked as a fresh config is, so
@@ -133,7 +133,7 @@ def evaluate_model(model, config: dict, games: int, seed: int) -> dict[str, dict
 def make_callback(config: dict, run_dir: Path, state: dict, stop: StopSignals):
     """The run's bookkeeping inside `model.learn`. Snapshots, evaluations and checkpoints happen at the
     start of a rollout, where the weights are those of the update just done and `num_timesteps` counts
-    the steps that update learnt from: a checkpoint there resumes exactly as the run would have gone on.
+    the steps that update learnt from: a checkpoint there holds weights and a count that agree.
     A stop signal ends the rollout at its next step, and the run is saved as it was at the rollout's start."""
     from stable_baselines3.common.callbacks import BaseCallback
 
