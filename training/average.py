@@ -51,12 +51,6 @@ def averaged_model(paths: list[Path]):
     return model, metas
 
 
-def ingredients(paths: list[Path], metas: list[dict]) -> list[dict]:
-    """The `averaged_from` record of an average: each ingredient's path and metadata."""
-    return [{"path": str(p), **{k: v for k, v in m.items() if k not in ("format", "library_versions")}}
-            for p, m in zip(paths, metas)]
-
-
 def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, note: str = "") -> Path:
     model, metas = averaged_model(paths)
     last = metas[-1]
@@ -65,7 +59,8 @@ def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, no
         timesteps=int(timesteps),
         wall_time_s=float(wall_time_s),
         evaluation={},
-        averaged_from=ingredients(paths, metas),
+        averaged_from=[{"path": str(p), **{k: v for k, v in m.items() if k not in ("format", "library_versions")}}
+                       for p, m in zip(paths, metas)],
         note=note,
     )
     return save_checkpoint(model, out, meta)

@@ -16,9 +16,10 @@ eval.csv and the progress line, and the run is checkpointed atomically
 (latest.zip + state.json). Snapshots, evaluations and checkpoints fall between
 rollouts, after an update, so latest.zip always holds the newest weights with
 the steps they learnt from, and an interrupted run resumes from the weights and
-count it stopped at (its envs dealt afresh from the seed). SIGINT / SIGTERM stop the run at the next step, save latest.zip and
-state.json as of the last update, print how to resume and exit with 130 / 143
-(training/run.py: `StopSignals`, `TrainingInterrupted`).
+count it stopped at (its envs dealt afresh from the seed). SIGINT / SIGTERM
+stop the run at the next step, save latest.zip and state.json as of the last
+update, print how to resume and exit with 130 / 143 (training/run.py:
+`StopSignals`, `TrainingInterrupted`).
 A resumed run reads the run's config.json, checked as a fresh config is, so
 editing it first continues the run with other settings (more timesteps, a lower
 learning rate, another opponent mix or reward mode; `algo.n_steps` and the
