@@ -12,6 +12,7 @@ import subprocess
 import sys
 import types
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -156,6 +157,17 @@ def test_yaml_config_maps_onto_the_ppo_config():
     assert ppo.env == "snack_envs/snack_rabbits_v0" and ppo.env_config["num_players"] == 2
     subproc = rllib_backend.build_config(load_config(None, ["n_envs=3", "vec_env=subproc", "algo.batch_size=64"]))
     assert (subproc.num_env_runners, subproc.num_envs_per_env_runner) == (3, 1)
+
+
+def test_what_only_the_sb3_backend_does_is_refused_or_left_out_with_a_notice(capsys):
+    from snack_envs.training.config import ConfigError
+
+    adapted = rllib_backend.rllib_config(load_config(None, ["imitation.games=500"]))
+    assert adapted["imitation"]["games"] == 0 and adapted["vec_env"] == "dummy"
+    assert "imitation.games=500 (cloning the heuristic) is the SB3 backend's" in capsys.readouterr().out
+    checkpoint = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_rabbits_v0.zip"
+    with pytest.raises(ConfigError, match=r"init_from='.*snack_rabbits_v0\.zip': the rllib backend starts from fresh weights"):
+        rllib_backend.rllib_config(load_config(None, ["imitation.games=0", f"init_from={checkpoint}"]))
 
 
 def test_snack_train_dispatches_to_rllib_with_the_address(monkeypatch, tmp_path, capsys):

@@ -182,6 +182,7 @@ n_envs: 8
 algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
 eval: {every: 256, games: 2, final_games: 2}
 opponents: {snapshot_every: 256, max_snapshots: 2}
+imitation: {games: 0}
 stages:
   - {}
   - {timesteps: 300}

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ROLLOUT = 8 * 32
 TINY = ["n_envs=8", "algo.n_steps=32", "algo.batch_size=64", "algo.n_epochs=1", "algo.net_arch=[16]",
         "eval.every=512", "eval.games=2", "eval.final_games=2", "opponents.snapshot_every=256",
-        "opponents.max_snapshots=2"]
+        "opponents.max_snapshots=2", "imitation.games=0"]
 UMASK = 0o027  # the tiny run is trained under this umask: its files must be 0o640 (dirs aside)
 
 
@@ -223,7 +223,7 @@ KILL_TIMESTEPS = 8000  # not a whole number of updates: the run ends at the firs
 KILL_ARGS = ["--config", "quickstart", "--set", f"timesteps={KILL_TIMESTEPS}", "--set", "n_envs=16", "--set", "algo.n_steps=32",
              "--set", "algo.batch_size=128", "--set", "algo.n_epochs=1", "--set", "algo.net_arch=[16]",
              "--set", "eval.every=2048", "--set", "eval.games=2", "--set", "eval.final_games=2",
-             "--set", "opponents.snapshot_every=1024", "--set", "opponents.max_snapshots=2"]
+             "--set", "opponents.snapshot_every=1024", "--set", "opponents.max_snapshots=2", "--set", "imitation.games=0"]
 
 
 class Training:

@@ -19,6 +19,8 @@ How the config maps onto RLlib:
   lambda_, ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, clip_range ->
   clip_param, max_grad_norm -> grad_clip, net_arch -> fcnet_hiddens; only
   `policy: mlp` (the convolutional `grid` policy is SB3's).
+- From fresh weights: `init_from` (an SB3 checkpoint) is refused, and
+  `imitation` (cloning the heuristic first) is left out with a notice.
 - `timesteps`, `eval.every` and `opponents.snapshot_every` count the learner's
   steps (module "main"'s decisions: RLlib's `num_module_steps_sampled`), as in
   the SB3 backend, not the env steps of every seat; a run stops at the first
@@ -136,12 +138,9 @@ def learner_steps(result: dict, learner: str = "main") -> int:
     return int(result["env_runners"].get("num_module_steps_sampled", {}).get(learner, 0))
 
 
-def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
-    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
-    On SIGINT / SIGTERM: saves the run after the current iteration and raises TrainingInterrupted (training/run.py)."""
-    if config.get("stages"):
-        raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
-    config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+def rllib_config(config: dict) -> dict:
+    """`config` as this backend trains it: what only the SB3 backend can do either is refused with one line
+    (a ConfigError) or, where the game configs set it by default, left out with a printed notice."""
     if config["vec_env"] == "batched":  # the game configs' default, an SB3 VecEnv: RLlib samples its own envs
         print("vec_env=batched is the SB3 backend's; the rllib backend samples with vec_env=dummy")
         config = {**config, "vec_env": "dummy"}
@@ -153,6 +152,23 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     if config.get("keep_at"):
         raise ConfigError(f"keep_at={config['keep_at']!r}: the rllib backend keeps no checkpoints at given timesteps; "
                           f"use the sb3 backend")
+    if config.get("init_from"):
+        raise ConfigError(f"init_from={config['init_from']!r}: the rllib backend starts from fresh weights, it loads "
+                          f"no SB3 checkpoint; use the sb3 backend")
+    if games := (config.get("imitation") or {}).get("games"):  # the quick-start config clones the heuristic first
+        print(f"imitation.games={games} (cloning the heuristic) is the SB3 backend's; "
+              f"the rllib backend starts from fresh weights")
+        config = {**config, "imitation": {**config["imitation"], "games": 0}}
+    return config
+
+
+def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
+    """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
+    On SIGINT / SIGTERM: saves the run after the current iteration and raises TrainingInterrupted (training/run.py)."""
+    if config.get("stages"):
+        raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
+    config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    config = rllib_config(config)
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
     import ray
