@@ -239,11 +239,27 @@ class CheckpointPolicy(LogitsPolicy):
         return int(action)
 
 
-@lru_cache(maxsize=32)
-def _load_model(path: str, mtime: float):
+def load_model(path: str | Path):
+    """`MaskablePPO.load(path)` on the CPU, less its side effect: it seeds the process's global generators
+    (Python's, numpy's and torch's) with the seed saved in the checkpoint, so a training run that loads a
+    snapshot of itself as an opponent would start its own random streams over at each one."""
+    import random
+
+    import torch
     from sb3_contrib import MaskablePPO
 
-    return MaskablePPO.load(path, device="cpu")
+    saved = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    finally:
+        random.setstate(saved[0])
+        np.random.set_state(saved[1])
+        torch.set_rng_state(saved[2])
+
+
+@lru_cache(maxsize=32)
+def _load_model(path: str, mtime: float):
+    return load_model(path)
 
 
 def load_policy(

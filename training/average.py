@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from snack_envs.checkpoints import CheckpointError, read_metadata, save_checkpoint
+from snack_envs.checkpoints import CheckpointError, load_model, read_metadata, save_checkpoint
 
 SAME = ("env_name", "env_version", "num_players", "observation_size", "num_actions", "env_options")
 
@@ -31,7 +31,6 @@ def averaged_model(paths: list[Path]):
     one's model, its weights replaced), and the checkpoints' metadata; a CheckpointError unless they are
     two or more checkpoints of one env and one network."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     if len(paths) < 2:
         raise CheckpointError("averaging needs at least two checkpoints")
@@ -40,7 +39,7 @@ def averaged_model(paths: list[Path]):
         different = [k for k in SAME if meta.get(k) != metas[0].get(k)]
         if different:
             raise CheckpointError(f"{path} differs from {paths[0]} in {different}: only checkpoints of one env can be averaged")
-    models = [MaskablePPO.load(p, device="cpu") for p in paths]
+    models = [load_model(p) for p in paths]
     states = [m.policy.state_dict() for m in models]
     if any(s.keys() != states[0].keys() or any(s[k].shape != states[0][k].shape for k in s) for s in states[1:]):
         raise CheckpointError("the checkpoints' networks differ in shape: they cannot be averaged")

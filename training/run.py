@@ -12,8 +12,9 @@ The checkpoints themselves are the backend's (training/backends/). What both
 backends share about a run's life is here too: a run is checkpointed only where
 its weights and its timestep count agree (after an update), so a resumed run
 goes on from the weights, count and opponent pool the run had there (its envs
-are dealt afresh from the run's seed: the games in play and the random streams
-are not saved, so it is not bit for bit the run that was cut off); SIGINT /
+and random streams start from `resumed_seed`, drawn from the run's seed and that
+count: the games in play are not saved, so it is not bit for bit the run that was
+cut off, nor does it deal again the games the run began with); SIGINT /
 SIGTERM (`StopSignals`) end a run at the next such point, with its checkpoint
 and state.json saved, one line on how to resume, and exit status 128 + the
 signal (`TrainingInterrupted`: 130 for Ctrl-C, 143 for SIGTERM); a resumed run
@@ -174,6 +175,17 @@ def start_run(config: dict, run_dir: Path, resume: bool, recipe: dict | None = N
             state["recipe"] = recipe
     state["started"] = time.time()
     return state
+
+
+def resumed_seed(seed: int, timesteps: int) -> int:
+    """The seed a run's envs and random streams start from at `timesteps`: the config's seed for a fresh
+    run; for a run resumed there, one drawn from both, so that it plays on with new deals instead of
+    dealing again the games it began with, and two resumes from one checkpoint play alike."""
+    if timesteps == 0:
+        return seed
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, timesteps]).generate_state(1, np.uint32)[0])
 
 
 def read_state(run_dir: Path) -> dict:

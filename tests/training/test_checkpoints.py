@@ -81,3 +81,26 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     wars, _ = tiny("w", 3, "snack_wars")
     with pytest.raises(CheckpointError, match="env_name"):
         average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)
+
+
+def test_loading_a_checkpoint_leaves_the_global_random_generators_as_they_were(tmp_path):
+    # SB3's load seeds Python's, numpy's and torch's global generators with the checkpoint's saved seed; a
+    # training run that loads snapshots of itself would start its own random streams over at each one.
+    import random
+    import shutil
+
+    import numpy as np
+    import torch
+
+    copy = tmp_path / "agent.zip"  # a path no earlier load has cached
+    shutil.copy(CHECKPOINT_DIR / "snack_rabbits_v0.zip", copy)
+    shutil.copy(CHECKPOINT_DIR / "snack_rabbits_v0.json", copy.with_suffix(".json"))
+    random.seed(11)
+    np.random.seed(12)
+    torch.manual_seed(13)
+    expected = random.random(), np.random.random(), torch.rand(1).item()
+    random.seed(11)
+    np.random.seed(12)
+    torch.manual_seed(13)
+    load_policy(copy, env_name="snack_rabbits_v0", num_players=2)
+    assert (random.random(), np.random.random(), torch.rand(1).item()) == expected

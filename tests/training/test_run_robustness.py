@@ -24,7 +24,7 @@ import pytest
 
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import load_config
-from snack_envs.training.run import StopSignals, TrainingInterrupted
+from snack_envs.training.run import StopSignals, TrainingInterrupted, resumed_seed
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
@@ -189,8 +189,14 @@ def test_a_signal_during_training_saves_the_run_at_the_last_update_and_it_resume
     assert not (run / "final.zip").exists()
 
     monkeypatch.setattr(sb3, "evaluate_model", evaluate_model)
+    seeds, make_vec_env = [], sb3.make_vec_env
+    monkeypatch.setattr(sb3, "make_vec_env", lambda config, run_dir: seeds.append(config["seed"]) or make_vec_env(config, run_dir))
     result = sb3.train(json.loads((run / "config.json").read_text()), run, resume=True)
     assert result["timesteps"] == read(run, "final.json")["timesteps"] == zip_timesteps(run / "final.zip") == 1280
+    # The resumed run deals new games, not again the ones the run began with (seed 0), and a second resume
+    # from the same checkpoint would deal the same ones.
+    assert seeds == [resumed_seed(0, 512)] and resumed_seed(0, 512) not in (0, resumed_seed(0, 1024), resumed_seed(1, 512))
+    assert torch.initial_seed() == resumed_seed(0, 512)  # the model's own sampling too (MaskablePPO.load seeds it with 0)
     lines = (run / "eval.csv").read_text().splitlines()
     assert lines[0].startswith("timesteps,opponent,win_rate,")  # the header row, once
     rows = [int(line.split(",")[0]) for line in lines[1:]]

@@ -16,7 +16,7 @@ eval.csv and the progress line, and the run is checkpointed atomically
 (latest.zip + state.json). Snapshots, evaluations and checkpoints fall between
 rollouts, after an update, so latest.zip always holds the newest weights with
 the steps they learnt from, and an interrupted run resumes from the weights and
-count it stopped at (its envs dealt afresh from the seed). SIGINT / SIGTERM
+count it stopped at (its envs dealt anew: training/run.py's `resumed_seed`). SIGINT / SIGTERM
 stop the run at the next step, save latest.zip and state.json as of the last
 update, print how to resume and exit with 130 / 143 (training/run.py:
 `StopSignals`, `TrainingInterrupted`).
@@ -50,7 +50,8 @@ from snack_envs.training.config import check_config, player_counts
 from snack_envs.training.imitate import kickstart
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve, lineage_entry,
-    keep_due, prune_snapshots, read_state, resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
+    keep_due, prune_snapshots, read_state, resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped, train_result,
+    write_eval,
 )
 
 
@@ -273,7 +274,8 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                 check_fits(meta, config["env"]["name"], n)
         except CheckpointError as error:
             raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
-    vec = make_vec_env(config, run_dir)
+    seed = resumed_seed(config["seed"], state["timesteps"] if resume else 0)
+    vec = make_vec_env({**config, "seed": seed}, run_dir)
     try:
         for path in state["snapshots"]:
             vec.env_method("add_snapshot", str(run_dir / "snapshots" / Path(path).name))
@@ -285,6 +287,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
             scalars = {k: v for k, v in algo.items() if k not in ("n_steps", "policy")}
             model = MaskablePPO.load(checkpoint, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
                                      custom_objects=scalars)
+            model.set_random_seed(seed)  # load seeds torch and the action space from the run's seed again
             state["timesteps"] = model.num_timesteps
         else:
             policy, policy_kwargs = policy_for(config["env"]["name"], algo.pop("policy", "mlp"), net_arch)
