@@ -274,7 +274,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                 check_fits(meta, config["env"]["name"], n)
         except CheckpointError as error:
             raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
-    seed = resumed_seed(config["seed"], state["timesteps"] if resume else 0)
+    seed = resumed_seed(config["seed"], state["timesteps"])  # a fresh run: 0 timesteps, the config's seed
     vec = make_vec_env({**config, "seed": seed}, run_dir)
     try:
         for path in state["snapshots"]:
