@@ -53,7 +53,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, read_state,
-    resume_command, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
+    resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
 FORMAT = RLLIB_RUN_FORMAT
@@ -64,7 +64,8 @@ def runners(config: dict) -> tuple[int, int]:
     return (config["n_envs"], 1) if config["vec_env"] == "subproc" else (0, config["n_envs"])
 
 
-def build_config(config: dict, snapshots: tuple[str, ...] = ()):
+def build_config(config: dict, snapshots: tuple[str, ...] = (), seed: int | None = None):
+    """RLlib's PPOConfig for `config`; `seed` (default: the config's) seeds its EnvRunners and Learner."""
     env_cfg, algo = config["env"], config["algo"]
     if algo.get("policy", "mlp") != "mlp":
         raise ConfigError(f"algo.policy={algo['policy']!r}: the rllib backend builds MLPs only (algo.net_arch); use the sb3 backend")
@@ -93,7 +94,7 @@ def build_config(config: dict, snapshots: tuple[str, ...] = ()):
         opponents={k: config["opponents"][k] for k in ("random", "heuristic", "self")},
         snapshots=tuple(snapshots),
         net_arch=tuple(algo["net_arch"]),
-        seed=config["seed"],
+        seed=config["seed"] if seed is None else seed,
         num_env_runners=num_env_runners,
         num_envs_per_env_runner=envs_per_runner,
         **training,
@@ -188,7 +189,9 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     try:
         with StopSignals() as stop:  # after ray.init, which sets handlers of its own (put back on exit)
             try:
-                algo = build_config(config, tuple(state["snapshots"])).build_algo()
+                # A resumed run deals new games (restore_from_path keeps the seed it was built with).
+                seed = resumed_seed(config["seed"], state["timesteps"])
+                algo = build_config(config, tuple(state["snapshots"]), seed).build_algo()
                 if resume:
                     algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
                 while steps < config["timesteps"] and stop.signum is None:
