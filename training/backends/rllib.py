@@ -36,7 +36,8 @@ How the config maps onto RLlib:
   run's files are training/run.py's).
 SIGINT / SIGTERM stop the run after the current iteration, with <run>/checkpoint
 and state.json saved (exit status 130 / 143; training/run.py). A resumed run that
-has final.json is finished unless its config.json asks for more timesteps.
+has final.json is finished unless its config.json asks for more timesteps; one
+resumed mid-way deals new games (training/run.py's `resumed_seed`).
 At the end: a final evaluation, the Algorithm checkpoint <run>/final with
 final.json (game facts, config, evaluation, library versions); load the learner
 with `snack_envs.integrations.rllib.load_policy("<run>/final")`.
