@@ -26,13 +26,18 @@ keys merged over it (`stage_configs`), and every stage's whole config is
 checked on load, its errors naming `stages[i]` (i from 0: stage i + 1). A
 stage after the first starts from the final weights of the one before it (its
 `init_from`, set when it runs) and clones the heuristic only where it sets
-`imitation.games` itself. Two keys only a stage may set make a recipe a tree
+`imitation.games` itself. Three keys only a stage may set make a recipe a tree
 rather than a line: `start: {stage: K}` starts it from stage K's final weights
 instead (a branch), `start: {stage: K, timesteps: S}` from stage K's weights
 at S timesteps (its first update at or past S, which stage K then keeps in
-`<run>/stageK/keep/`: its `keep_at`), and a stage that sets only
+`<run>/stageK/keep/`: its `keep_at`); a stage that sets only
 `average: [K1, K2, ...]` trains nothing: its weights are the average of those
-stages' final weights (training/average.py). `--set key=value` sets a key
+stages' final weights (training/average.py); and one that sets only
+`select: {stage: K, at: [S, ...], against, players, games, seeds}` trains
+nothing either: its weights are those of stage K's checkpoint, among its final
+one and those it kept at each S, with the best mean win share against
+`against` over `games` games at each of `players` counts and each of `seeds`
+(its config is stage K's, so it plays K's player counts). `--set key=value` sets a key
 every stage shares (one a stage sets itself is refused: ambiguous);
 `--set stages[i].key=value` sets it for one stage. The runs: training/recipe.py.
 """
@@ -137,6 +142,14 @@ def _int_list(key, value):
     return [int(v) for v in value]
 
 
+def _seeds(key, value):
+    """A non-empty list of seeds (integers from 0)."""
+    if not isinstance(value, list) or not value or not all(
+            not isinstance(v, bool) and isinstance(v, (int, float)) and float(v).is_integer() and 0 <= v < 2**31 for v in value):
+        raise ConfigError(f"{key}={value!r} must be a non-empty list of seeds (integers from 0 to 2**31 - 1)")
+    return [int(v) for v in value]
+
+
 def _keep_at(key, value):
     """`keep_at`: timesteps at which a run keeps a checkpoint (an empty list: none)."""
     return _int_list(key, value) if value != [] else []
@@ -233,9 +246,19 @@ STAGE_SCHEMA: dict[str, Any] = {
     **{k: v for k, v in SCHEMA.items() if k not in ("stages", "extends", "output_dir")},
     "start": {"stage": _num(1, 10**4, integer=True), "timesteps": _num(1, 10**9, integer=True)},
     "average": _int_list,
+    "select": {
+        "stage": _num(1, 10**4, integer=True),
+        "at": _int_list,
+        "against": _type(str),
+        "players": _players,
+        "games": _num(1, 10**6, integer=True),
+        "seeds": _seeds,
+    },
 }
 # The keys of a stage that say where its weights come from, not how it trains (`stage_configs` drops them).
-STAGE_SOURCE_KEYS = ("start", "average")
+STAGE_SOURCE_KEYS = ("start", "average", "select")
+# The stages that train nothing: their weights are other stages' (averaged, or one picked).
+NO_TRAINING = ("average", "select")
 # Keys every stage of a recipe must share: a stage starts from the weights of the one before it.
 SHARED_BY_STAGES = (("env", "name"), ("algo", "policy"), ("algo", "net_arch"))
 
@@ -408,26 +431,34 @@ def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for i, stage in enumerate(config["stages"]):
         full = merge(base, {k: v for k, v in stage.items() if k not in STAGE_SOURCE_KEYS})
+        picked_from = (stage.get("select") or {}).get("stage", 0)
+        if 1 <= picked_from <= len(out):  # a selection plays what its source stage trained: that stage's config
+            full = {k: v for k, v in copy.deepcopy(out[picked_from - 1]).items() if k != "keep_at"}
         if i > 0:
             full["init_from"] = None
             if "games" not in (stage.get("imitation") or {}):
                 full.setdefault("imitation", {})["games"] = 0
         out.append(full)
     for stage in config["stages"]:
-        start = stage.get("start") or {}
-        if start.get("timesteps") and 1 <= start.get("stage", 0) <= len(out):
-            source = out[start["stage"] - 1]
-            source["keep_at"] = sorted({*source.get("keep_at", []), start["timesteps"]})
+        start, select = stage.get("start") or {}, stage.get("select") or {}
+        for source_stage, kept in ((start.get("stage", 0), [start.get("timesteps")]), (select.get("stage", 0), select.get("at", []))):
+            kept = [at for at in kept if at]
+            if kept and 1 <= source_stage <= len(out):
+                source = out[source_stage - 1]
+                source["keep_at"] = sorted({*source.get("keep_at", []), *kept})
     return out
 
 
 def stage_source(config: dict[str, Any], k: int) -> dict[str, Any]:
     """Where stage k (from 1) of a recipe gets its starting weights: {"stage": j} (stage j's final weights;
     stage k - 1's unless it says otherwise), {"stage": j, "timesteps": S} (stage j's at S timesteps),
-    {"average": [j, ...]} (those stages' final weights averaged; it trains nothing), {} for stage 1."""
+    {"average": [j, ...]} (those stages' final weights averaged; it trains nothing), {"select": {...}} (one of
+    stage j's checkpoints, picked by matches; it trains nothing), {} for stage 1."""
     stage = config["stages"][k - 1]
     if stage.get("average"):
         return {"average": list(stage["average"])}
+    if stage.get("select"):
+        return {"select": dict(stage["select"])}
     if stage.get("start"):
         return dict(stage["start"])
     return {"stage": k - 1} if k > 1 else {}
@@ -489,10 +520,12 @@ def _check(config: dict[str, Any], resume: bool) -> dict[str, Any]:
 def _check_source(raw: list[dict], i: int, stages: list[dict]) -> None:
     """Check stage i + 1's `start` or `average` (see `stage_source`) against the stages before it."""
     stage = raw[i]
-    if stage.get("start") is not None and stage.get("average") is not None:
-        raise ConfigError("start and average: a stage either trains from one stage's weights or averages several, not both")
-    if i == 0 and (stage.get("start") is not None or stage.get("average") is not None):
-        raise ConfigError("start and average name earlier stages; stage 1 has none (init_from starts it from a checkpoint)")
+    given = [key for key in STAGE_SOURCE_KEYS if stage.get(key) is not None]
+    if len(given) > 1:
+        raise ConfigError(f"{' and '.join(given)}: a stage either trains from one stage's weights (start), averages "
+                          f"several (average) or picks one of a stage's checkpoints (select), not more than one")
+    if i == 0 and given:
+        raise ConfigError(f"{given[0]} names earlier stages; stage 1 has none (init_from starts it from a checkpoint)")
     if stage.get("start") is not None:
         start = stage["start"]
         if "stage" not in start:
@@ -501,9 +534,9 @@ def _check_source(raw: list[dict], i: int, stages: list[dict]) -> None:
             raise ConfigError(f"start.stage={start['stage']} must be an earlier stage (1 to {i})")
         if "timesteps" in start:
             source = raw[start["stage"] - 1]
-            if source.get("average") is not None:
-                raise ConfigError(f"start.timesteps: stage {start['stage']} averages weights and trains nothing, so it has "
-                                  f"only its final weights (drop start.timesteps)")
+            if any(source.get(key) is not None for key in NO_TRAINING):
+                raise ConfigError(f"start.timesteps: stage {start['stage']} trains nothing, so it has only its final "
+                                  f"weights (drop start.timesteps)")
             if start["timesteps"] >= stages[start["stage"] - 1]["timesteps"]:
                 raise ConfigError(f"start.timesteps={start['timesteps']} must be below stage {start['stage']}'s timesteps "
                                   f"({stages[start['stage'] - 1]['timesteps']}); for its final weights, drop start.timesteps")
@@ -514,6 +547,33 @@ def _check_source(raw: list[dict], i: int, stages: list[dict]) -> None:
         if set(stage) != {"average"}:
             raise ConfigError(f"a stage that averages weights trains nothing, so it sets average alone, not "
                               f"{sorted(set(stage) - {'average'})}")
+    if stage.get("select") is not None:
+        _check_select(stage, i, raw, stages)
+
+
+def _check_select(stage: dict, i: int, raw: list[dict], stages: list[dict]) -> None:
+    """Check stage i + 1's `select` (training/recipe.py's `select_stage`) against the stage it picks from."""
+    select = stage["select"]
+    if set(stage) != {"select"}:
+        raise ConfigError(f"a stage that selects a checkpoint trains nothing, so it sets select alone, not "
+                          f"{sorted(set(stage) - {'select'})}")
+    missing = [key for key in STAGE_SCHEMA["select"] if key not in select]
+    if missing:
+        raise ConfigError(f"select is missing {missing}: select: {{stage: K, at: [timesteps, ...], against: <policy>, "
+                          f"players: [counts], games: N, seeds: [seeds]}}")
+    if not 1 <= select["stage"] <= i:
+        raise ConfigError(f"select.stage={select['stage']} must be an earlier stage (1 to {i})")
+    if any(raw[select["stage"] - 1].get(key) is not None for key in NO_TRAINING):
+        raise ConfigError(f"select.stage: stage {select['stage']} trains nothing, so it has only its final weights to pick from")
+    source = stages[select["stage"] - 1]
+    if any(at >= source["timesteps"] for at in select["at"]):
+        raise ConfigError(f"select.at={select['at']!r}: each must be below stage {select['stage']}'s timesteps "
+                          f"({source['timesteps']}); its final weights are always a candidate")
+    counts = select["players"] if isinstance(select["players"], list) else [select["players"]]
+    if not set(counts) <= set(player_counts(source)):
+        raise ConfigError(f"select.players={select['players']!r}: stage {select['stage']} trains on "
+                          f"{player_counts(source)} players only")
+    _check_policy("select.against", select["against"], {**source, "env": {**source["env"], "num_players": counts}})
 
 
 def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
@@ -567,11 +627,31 @@ def _check_env(env_cfg: dict) -> None:
         raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
 
 
+def _check_policy(key: str, spec: str, config: dict) -> None:
+    """Build the policy `spec` names (a bot's name or a checkpoint's path) at each of the config's player counts,
+    so that a misspelt name or a checkpoint that does not fit fails now."""
+    from snack_envs.agents import POLICY_NAMES, make_policy
+    from snack_envs.checkpoints import CheckpointError
+
+    env_cfg = config["env"]
+    path = Path(spec).expanduser()
+    if spec not in POLICY_NAMES and not (spec.endswith(".zip") or path.exists() or "/" in spec):
+        close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"{key}={spec!r} is no policy{hint}: use one of {', '.join(map(repr, POLICY_NAMES))} or the path of a checkpoint")
+    if spec not in POLICY_NAMES and not path.exists():
+        raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
+    try:
+        for n in player_counts(config):
+            make_policy(spec, env_cfg["name"], n, seed=0, **env_cfg.get("options", {}))
+    except (ConfigError, CheckpointError, ValueError, TypeError, KeyError, OSError) as error:
+        raise ConfigError(f"{key}={spec!r}: {error}") from None
+
+
 def _check_policies(config: dict) -> None:
     """Build each policy `eval.opponents` names, and the heuristic if the opponents draw it, so that a
     misspelt name or a checkpoint that does not fit fails now, not at the first evaluation."""
-    from snack_envs.agents import POLICY_NAMES, make_policy
-    from snack_envs.checkpoints import CheckpointError
+    from snack_envs.agents import make_policy
 
     env_cfg = config["env"]
     specs_seen = set()
@@ -580,18 +660,7 @@ def _check_policies(config: dict) -> None:
         if spec in specs_seen:
             raise ConfigError(f"{key}={spec!r} is listed twice in eval.opponents")
         specs_seen.add(spec)
-        path = Path(spec).expanduser()
-        if spec not in POLICY_NAMES and not (spec.endswith(".zip") or path.exists() or "/" in spec):
-            close = difflib.get_close_matches(spec, POLICY_NAMES, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"{key}={spec!r} is no policy{hint}: use one of {', '.join(map(repr, POLICY_NAMES))} or the path of a checkpoint")
-        if spec not in POLICY_NAMES and not path.exists():
-            raise ConfigError(f"{key}={spec!r}: no checkpoint at {path}")
-        try:
-            for n in player_counts(config):
-                make_policy(spec, env_cfg["name"], n, seed=0, **env_cfg.get("options", {}))
-        except (ConfigError, CheckpointError, ValueError, TypeError, KeyError, OSError) as error:
-            raise ConfigError(f"{key}={spec!r}: {error}") from None
+        _check_policy(key, spec, config)
     if config["opponents"]["heuristic"] > 0 and "heuristic" not in specs_seen:
         try:
             for n in player_counts(config):

@@ -19,7 +19,10 @@ it, or with `start:` another earlier stage's final weights or its weights kept a
 some timesteps (a branch); a stage of `average: [K1, K2, ...]` trains nothing:
 its final.zip holds those stages' final weights averaged (training/average.py),
 evaluated as a stage's final checkpoint is, and its lineage joins theirs, each
-stage once. A stage that has started resumes from its own config.json, as any run
+stage once; a stage of `select: {stage: K, at: [...], ...}` trains nothing either:
+its final.zip holds the weights of the checkpoint of stage K (its final one, or one
+it kept) that did best in matches against a bot (`select_stage`), and its lineage is
+that checkpoint's. A stage that has started resumes from its own config.json, as any run
 does (edit that file to change it); one that has not starts from the recipe's
 config.json. A stage stopped before its first checkpoint starts again. Each
 checkpoint's metadata names the recipe (`recipe`: "configs/<name>.yaml", the
@@ -43,8 +46,8 @@ from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_json
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config, load_run_config, stage_configs, stage_source
 from snack_envs.training.run import (
-    StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, refuse_a_run_in, resume_command, stopped,
-    train_result,
+    Interrupted, StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, refuse_a_run_in,
+    resume_command, stopped, train_result,
 )
 
 
@@ -81,6 +84,9 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
             about = {"config": info.get("recipe"), "overrides": info.get("overrides") or [], "stage": k, "stages": len(stages)}
             if "average" in source:
                 metas.append(average_stage(stage, run_dir, k, len(stages), source["average"], about, stop))
+                continue
+            if "select" in source:
+                metas.append(select_stage(stage, run_dir, k, len(stages), source["select"], about, stop))
                 continue
             if (stage_dir / "state.json").is_file():  # started: it goes on from its own config.json
                 own = load_run_config(stage_dir)
@@ -143,6 +149,58 @@ def average_stage(config: dict, run_dir: Path, k: int, n: int, sources: list[int
         stage_dir.mkdir(parents=True, exist_ok=True)
         meta = {**checkpoint_metadata(config, 0, state, evaluation), "averaged_from": entries}
         save_checkpoint(model, stage_dir / "final.zip", meta)
+    return meta
+
+
+def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, about: dict, stop: StopSignals) -> dict:
+    """Stage k of n, `select:` its final.zip holds the weights of one checkpoint of stage `select["stage"]`: of
+    its final one and those it kept at `select["at"]`, the one with the best mean win share (the first best, in
+    order of timesteps) against n - 1 `select["against"]` bots, `select["games"]` games at each count of
+    `select["players"]` and each seed of `select["seeds"]` (training/arena.py's `match`). Then it is evaluated
+    as a trained stage's final checkpoint is. Its metadata: 0 timesteps of its own, the candidates and their
+    figures (`selected_from`), and the picked checkpoint's lineage, ending with it. An existing final.zip and
+    .json is kept."""
+    from snack_envs.checkpoints import load_model, read_metadata
+    from snack_envs.training.arena import match
+
+    stage_dir = run_dir / f"stage{k}"
+    source = run_dir / f"stage{select['stage']}"
+    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
+        print(f"stage {k}/{n} is finished: a checkpoint of stage {select['stage']} picked, {stage_dir / 'final.zip'}",
+              flush=True)
+        return json.loads((stage_dir / "final.json").read_text())
+    candidates = [*dict.fromkeys(kept_checkpoint(source, at) for at in select["at"]), source / "final.zip"]
+    counts = select["players"] if isinstance(select["players"], list) else [select["players"]]
+    print(f"stage {k}/{n}: picking among {len(candidates)} checkpoints of stage {select['stage']} the best against "
+          f"{select['against']} ({select['games']} games at {counts} players, seeds {select['seeds']}) -> {stage_dir}",
+          flush=True)
+    env_cfg = config["env"]
+    stopped_line = f"stopped while selecting stage {k} (nothing of it is saved); resume with: {resume_command(run_dir)}"
+    entries = []
+    try:
+        with stop.at_once():
+            for path in candidates:
+                win_shares = {f"{seed}@{count}p": match(env_cfg["name"], count, str(path), select["against"], select["games"],
+                                                         seed, **env_cfg.get("options", {}))["win_rate"]
+                              for count in counts for seed in select["seeds"]}
+                entry = {**lineage_entry(path, read_metadata(path), stage_dir, about),
+                         "win_share": sum(win_shares.values()) / len(win_shares), "win_shares": win_shares}
+                entries.append(entry)
+                print(f"  {entry['checkpoint']}: {entry['win_share']:.3f} against {select['against']}", flush=True)
+    except Interrupted as interrupted:
+        raise stopped(interrupted.signum, stopped_line) from None
+    best = max(range(len(entries)), key=lambda i: (entries[i]["win_share"], -i))
+    picked = read_metadata(candidates[best])
+    model = load_model(candidates[best])
+    state = {"started": time.time(), "recipe": about,
+             "lineage": [*picked.get("lineage", []), lineage_entry(candidates[best], picked, stage_dir, about)]}
+    evaluation = evaluate_final(CheckpointPolicy(model, "learner"), config, stop, stopped_line)
+    with stop.critical():
+        stage_dir.mkdir(parents=True, exist_ok=True)
+        meta = {**checkpoint_metadata(config, 0, state, evaluation), "selected": entries[best]["checkpoint"],
+                "selected_from": entries, "selection": select}
+        save_checkpoint(model, stage_dir / "final.zip", meta)
+    print(f"stage {k}/{n}: picked {entries[best]['checkpoint']}", flush=True)
     return meta
 
 

@@ -266,6 +266,74 @@ def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_ma
     assert read(run / "final.json")["lineage_timesteps"] == read(tree_recipe / "final.json")["lineage_timesteps"]
 
 
+# A recipe that picks: stage 1 trains 768 steps (3 updates of 256) and keeps its weights at 256 and 512, because
+# stage 2 picks among those and its final weights the one that does best against the random bot.
+SELECT_RECIPE = """\
+extends: quickstart
+timesteps: 600
+n_envs: 8
+algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
+eval: {every: 256, games: 2, final_games: 2}
+opponents: {snapshot_every: 256, max_snapshots: 2}
+imitation: {games: 0}
+stages:
+  - {}
+  - {select: {stage: 1, at: [200, 512], against: random, players: [2], games: 6, seeds: [3, 4]}}
+"""
+
+
+@pytest.fixture(scope="module")
+def select_recipe(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("select")
+    (folder / "select.yaml").write_text(SELECT_RECIPE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        snack_train("--config", "select.yaml", "--run-dir", str(folder / "run"))
+    return folder / "run"
+
+
+def test_a_select_stage_picks_the_checkpoint_that_does_best_in_its_matches(select_recipe, tmp_path, monkeypatch, capsys):
+    from snack_envs.training import arena
+
+    run = select_recipe
+    assert read(run / "stage1" / "config.json")["keep_at"] == [200, 512]
+    assert sorted(p.name for p in (run / "stage1" / "keep").glob("*.zip")) == ["step256.zip", "step512.zip"]
+    meta = read(run / "stage2" / "final.json")
+    names = ["stage1/keep/step256.zip", "stage1/keep/step512.zip", "stage1/final.zip"]
+    assert [e["checkpoint"] for e in meta["selected_from"]] == names
+    assert [e["timesteps"] for e in meta["selected_from"]] == [256, 512, 768]
+    for entry in meta["selected_from"]:  # 6 games against random at 2 players on each seed; their mean
+        assert set(entry["win_shares"]) == {"3@2p", "4@2p"}
+        assert entry["win_share"] == pytest.approx(sum(entry["win_shares"].values()) / 2)
+    shares = [e["win_share"] for e in meta["selected_from"]]
+    assert meta["selected"] == names[shares.index(max(shares))]  # the first best
+    assert same_weights(run / "stage2" / "final.zip", run / meta["selected"])
+    assert meta["timesteps"] == 0 and meta["player_counts"] == [2] and set(meta["evaluation"]) == {"random", "heuristic"}
+    assert meta["lineage"][-1]["checkpoint"] == meta["selected"]
+    assert (run / "final.zip").read_bytes() == (run / "stage2" / "final.zip").read_bytes()
+
+    # Matches rigged for the checkpoint at 512 steps: it is picked; a tie goes to the earlier one.
+    def rigged(env_name, n, hero, other, games, seed, **options):
+        assert (n, other, games) == (2, "random", 6)
+        return {"win_rate": {"step256.zip": 0.5, "step512.zip": 0.75, "final.zip": 0.75}[Path(hero).name]}
+
+    monkeypatch.setattr(arena, "match", rigged)
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    shutil.rmtree(copy / "stage2")
+    snack_train("--resume", str(copy))
+    rerun = read(copy / "stage2" / "final.json")
+    assert [e["win_share"] for e in rerun["selected_from"]] == [0.5, 0.75, 0.75]
+    assert rerun["selected"] == "stage1/keep/step512.zip" and rerun["lineage"][-1]["timesteps"] == 512
+    assert same_weights(copy / "stage2" / "final.zip", run / "stage1" / "keep" / "step512.zip")
+    assert same_weights(copy / "final.zip", run / "stage1" / "keep" / "step512.zip")
+
+    before = files(copy)  # resumed when finished: the pick is not made again
+    capsys.readouterr()
+    snack_train("--resume", str(copy))
+    assert "stage 2/2 is finished: a checkpoint of stage 1 picked" in capsys.readouterr().out and files(copy) == before
+
+
 def test_a_run_keeps_a_checkpoint_at_each_keep_at_its_first_update_at_or_past_it(recipe_file, tmp_path, capsys):
     run = tmp_path / "run"  # updates of 256 steps; the run ends at 512, so 500 is kept at its end
     snack_train("--config", str(recipe_file), "--set", "stages=null", "--set", "keep_at=[100, 256, 500]",
@@ -290,18 +358,38 @@ def test_a_branch_names_an_earlier_stage_and_a_step_within_it(tmp_path, stage, e
         load_config(bad)
 
 
+SELECT = "select: {stage: 3, at: [100], against: random, players: [2], games: 2, seeds: [0]}"
+
+
 @pytest.mark.parametrize("change, error", [
-    (("  - {}\n", "  - {start: {stage: 1}}\n"), "stages[0] (stage 1): start and average name earlier stages; stage 1 has none"),
+    (("  - {}\n", "  - {start: {stage: 1}}\n"), "stages[0] (stage 1): start names earlier stages; stage 1 has none"),
     (("{average: [3, 2]}", "{average: [2]}"), "stages[3] (stage 4): average=[2] must name two or more distinct earlier stages"),
     (("{average: [3, 2]}", "{average: [2, 4]}"), "stages[3] (stage 4): average=[2, 4] must name two or more distinct earlier"),
     (("{average: [3, 2]}", "{average: [2, 3], timesteps: 5}"), "stages[3] (stage 4): a stage that averages weights trains "
                                                               "nothing, so it sets average alone, not ['timesteps']"),
     (("{average: [3, 2]}", "{average: [2, 3], start: {stage: 1}}"), "stages[3] (stage 4): start and average: a stage either"),
     (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{start: {stage: 4, timesteps: 10}}"),
-     "stages[4] (stage 5): start.timesteps: stage 4 averages weights and trains nothing"),
+     "stages[4] (stage 5): start.timesteps: stage 4 trains nothing, so it has only its final weights"),
     (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{start: {timesteps: 10}}"), "stages[4] (stage 5): start={'timesteps': 10} must name a stage"),
     (("{average: [3, 2]}", "{average: [2, 3], strat: 1}"), "unknown config key 'stages[3].strat' (did you mean 'stages[3].start'?)"),
     (("timesteps: 600\n", "timesteps: 600\nkeep_at: [0]\n"), "keep_at=[0] must be a non-empty list of positive integers"),
+    # select (the stage's whole key: SELECT, then one change to it)
+    (("{average: [3, 2]}", "{%s, timesteps: 5}" % SELECT), "stages[3] (stage 4): a stage that selects a checkpoint trains "
+                                                        "nothing, so it sets select alone, not ['timesteps']"),
+    (("{average: [3, 2]}", "{average: [2, 3], %s}" % SELECT), "stages[3] (stage 4): average and select: a stage either"),
+    (("{average: [3, 2]}", "{select: {stage: 3, at: [100]}}"),
+     "stages[3] (stage 4): select is missing ['against', 'players', 'games', 'seeds']"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("stage: 3", "stage: 4")), "stages[3] (stage 4): select.stage=4 must be an "
+                                                                           "earlier stage (1 to 3)"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("[100]", "[100, 300]")), "stages[3] (stage 4): select.at=[100, 300]: each "
+                                                                          "must be below stage 3's timesteps (300)"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("random", "heuristc")), "stages[3] (stage 4): select.against='heuristc' is no "
+                                                                         "policy (did you mean 'heuristic'?)"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("[2]", "[2, 3]")), "stages[3] (stage 4): select.players=[2, 3]: stage 3 "
+                                                                    "trains on [2] players only"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("[0]", "[-1]")), "stages[3].select.seeds=[-1] must be a non-empty list of seeds"),
+    (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{%s}" % SELECT.replace("stage: 3", "stage: 4")),
+     "stages[4] (stage 5): select.stage: stage 4 trains nothing, so it has only its final weights to pick from"),
 ])
 def test_a_recipes_start_and_average_are_checked_on_load(tmp_path, change, error):
     bad = tmp_path / "bad.yaml"
@@ -370,7 +458,8 @@ def test_the_shipped_speed_snacks_config_is_its_checkpoints_four_stage_recipe():
 def test_a_shipped_checkpoint_is_the_last_stage_of_the_recipe_its_metadata_names(path):
     """`snack-train --config <recipe>` re-creates a shipped checkpoint: its metadata names the recipe in configs/
     and its stage, the last; the runs behind it (lineage) are the stages before, in order, each as long as the
-    recipe's stage (a run stops at the first update at or past it). An entry standing for several stages
+    recipe's stage (a run stops at the first update at or past it; a stage a later one picks a checkpoint from
+    may end at one of the timesteps it kept). An entry standing for several stages
     ("stages": [first, last]) is a chain the recipe re-creates but cannot match step for step (its config says why)."""
     shipped = read(path)
     assert shipped.get("recipe", "").startswith("configs/"), f"{path.name} names no recipe in configs/"
@@ -378,16 +467,18 @@ def test_a_shipped_checkpoint_is_the_last_stage_of_the_recipe_its_metadata_names
     stages = stage_configs(recipe)
     assert shipped["stage"] == len(stages), "the shipped checkpoint is not the recipe's last stage"
     runs = [*shipped["lineage"], {"stage": shipped["stage"], "timesteps": shipped["timesteps"]}]
+    picked_at = {s["select"]["stage"]: s["select"]["at"] for s in recipe["stages"] if s.get("select")}
     covered = []
     for run in runs:
         assert run.get("recipe", shipped["recipe"]) == shipped["recipe"], run
         first, last = run["stages"] if "stages" in run else [run["stage"]] * 2
         covered += range(first, last + 1)
-        if first == last and recipe["stages"][first - 1].get("average"):
-            assert run["timesteps"] == 0, (first, run["timesteps"])  # an average trains nothing
-        elif first == last:
+        if first == last and any(recipe["stages"][first - 1].get(key) for key in ("average", "select")):
+            assert run["timesteps"] == 0, (first, run["timesteps"])  # an average or a pick trains nothing
+        elif first == last:  # a stage ends at its timesteps, or, where a later stage picks from it, at one it kept
             stage = stages[first - 1]
-            assert stage["timesteps"] <= run["timesteps"] < stage["timesteps"] + stage["n_envs"] * stage["algo"]["n_steps"], \
+            update = stage["n_envs"] * stage["algo"]["n_steps"]
+            assert any(end <= run["timesteps"] < end + update for end in [*picked_at.get(first, []), stage["timesteps"]]), \
                 (first, run["timesteps"], stage["timesteps"])
     assert covered == list(range(1, len(stages) + 1))
 
