@@ -175,7 +175,7 @@ def test_an_interrupted_recipe_resumes_where_it_stopped_to_the_same_end(finished
 
 # A recipe as a tree: stage 3 branches from stage 1's weights at 300 timesteps (its first update at or past
 # them: 512), stage 4 averages stages 3 and 2, stage 5 (learning nothing) goes on from the average.
-TREE_RECIPE = """\
+SMALL_STAGES = """\
 extends: quickstart
 timesteps: 600
 n_envs: 8
@@ -185,6 +185,8 @@ opponents: {snapshot_every: 256, max_snapshots: 2}
 imitation: {games: 0}
 stages:
   - {}
+"""
+TREE_RECIPE = SMALL_STAGES + """\
   - {timesteps: 300}
   - {timesteps: 300, start: {stage: 1, timesteps: 300}}
   - {average: [3, 2]}
@@ -192,14 +194,19 @@ stages:
 """
 
 
-@pytest.fixture(scope="module")
-def tree_recipe(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("tree")
-    (folder / "tree.yaml").write_text(TREE_RECIPE)
+def trained_recipe(tmp_path_factory, name: str, text: str) -> Path:
+    """The recipe `text` trained to its end by `snack-train --config <name>.yaml`, from its folder; the run."""
+    folder = tmp_path_factory.mktemp(name)
+    (folder / f"{name}.yaml").write_text(text)
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
-        snack_train("--config", "tree.yaml", "--run-dir", str(folder / "run"))
+        snack_train("--config", f"{name}.yaml", "--run-dir", str(folder / "run"))
     return folder / "run"
+
+
+@pytest.fixture(scope="module")
+def tree_recipe(tmp_path_factory) -> Path:
+    return trained_recipe(tmp_path_factory, "tree", TREE_RECIPE)
 
 
 def test_a_recipe_branches_from_a_stages_kept_weights_and_averages_stages(tree_recipe, tmp_path, capsys):
@@ -268,28 +275,14 @@ def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_ma
 
 # A recipe that picks: stage 1 trains 768 steps (3 updates of 256) and keeps its weights at 256 and 512, because
 # stage 2 picks among those and its final weights the one that does best against the random bot.
-SELECT_RECIPE = """\
-extends: quickstart
-timesteps: 600
-n_envs: 8
-algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
-eval: {every: 256, games: 2, final_games: 2}
-opponents: {snapshot_every: 256, max_snapshots: 2}
-imitation: {games: 0}
-stages:
-  - {}
+SELECT_RECIPE = SMALL_STAGES + """\
   - {select: {stage: 1, at: [200, 512], against: random, players: [2], games: 6, seeds: [3, 4]}}
 """
 
 
 @pytest.fixture(scope="module")
 def select_recipe(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("select")
-    (folder / "select.yaml").write_text(SELECT_RECIPE)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)
-        snack_train("--config", "select.yaml", "--run-dir", str(folder / "run"))
-    return folder / "run"
+    return trained_recipe(tmp_path_factory, "select", SELECT_RECIPE)
 
 
 def test_a_select_stage_picks_the_checkpoint_that_does_best_in_its_matches(select_recipe, tmp_path, monkeypatch, capsys):
