@@ -327,6 +327,27 @@ def test_a_select_stage_picks_the_checkpoint_that_does_best_in_its_matches(selec
     assert "stage 2/2 is finished: a checkpoint of stage 1 picked" in capsys.readouterr().out and files(copy) == before
 
 
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_a_signal_while_a_select_stage_plays_its_matches_saves_none_of_it(select_recipe, tmp_path, monkeypatch, capsys):
+    from snack_envs.training import arena
+
+    run = tmp_path / "run"
+    shutil.copytree(select_recipe, run)
+    shutil.rmtree(run / "stage2")
+    match = arena.match
+
+    def signal_then_match(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return match(*args, **kwargs)
+
+    monkeypatch.setattr(arena, "match", signal_then_match)
+    with pytest.raises(TrainingInterrupted) as stopped:
+        snack_train("--resume", str(run))
+    assert stopped.value.code == 130 and capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"SIGINT: stopped while selecting stage 2 (nothing of it is saved); resume with: snack-train --resume {run}")
+    assert not (run / "stage2").exists()
+
+
 def test_a_run_keeps_a_checkpoint_at_each_keep_at_its_first_update_at_or_past_it(recipe_file, tmp_path, capsys):
     run = tmp_path / "run"  # updates of 256 steps; the run ends at 512, so 500 is kept at its end
     snack_train("--config", str(recipe_file), "--set", "stages=null", "--set", "keep_at=[100, 256, 500]",
