@@ -518,7 +518,7 @@ def _check(config: dict[str, Any], resume: bool) -> dict[str, Any]:
 
 
 def _check_source(raw: list[dict], i: int, stages: list[dict]) -> None:
-    """Check stage i + 1's `start` or `average` (see `stage_source`) against the stages before it."""
+    """Check stage i + 1's `start`, `average` or `select` (see `stage_source`) against the stages before it."""
     stage = raw[i]
     given = [key for key in STAGE_SOURCE_KEYS if stage.get(key) is not None]
     if len(given) > 1:
