@@ -166,6 +166,12 @@ def _players(key, value):
     return counts
 
 
+def _player_list(key, value):
+    """A player count or a list of them, as a list."""
+    counts = _players(key, value)
+    return counts if isinstance(counts, list) else [counts]
+
+
 def player_counts(config: dict[str, Any]) -> list[int]:
     """The player counts a run trains and evaluates on: `env.num_players` as a list."""
     n = config["env"]["num_players"]
@@ -250,7 +256,7 @@ STAGE_SCHEMA: dict[str, Any] = {
         "stage": _num(1, 10**4, integer=True),
         "at": _int_list,
         "against": _type(str),
-        "players": _players,
+        "players": _player_list,
         "games": _num(1, 10**6, integer=True),
         "seeds": _seeds,
     },
@@ -569,7 +575,7 @@ def _check_select(stage: dict, i: int, raw: list[dict], stages: list[dict]) -> N
     if any(at >= source["timesteps"] for at in select["at"]):
         raise ConfigError(f"select.at={select['at']!r}: each must be below stage {select['stage']}'s timesteps "
                           f"({source['timesteps']}); its final weights are always a candidate")
-    counts = select["players"] if isinstance(select["players"], list) else [select["players"]]
+    counts = select["players"]
     if not set(counts) <= set(player_counts(source)):
         raise ConfigError(f"select.players={select['players']!r}: stage {select['stage']} trains on "
                           f"{player_counts(source)} players only")

@@ -133,9 +133,9 @@ def average_stage(config: dict, run_dir: Path, k: int, n: int, sources: list[int
     from snack_envs.training.average import averaged_model
 
     stage_dir = run_dir / f"stage{k}"
-    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
+    if (meta := made(stage_dir)) is not None:
         print(f"stage {k}/{n} is finished: the average of stages {sources}, {stage_dir / 'final.zip'}", flush=True)
-        return json.loads((stage_dir / "final.json").read_text())
+        return meta
     print(f"stage {k}/{n}: averaging the final weights of stages {sources} -> {stage_dir}", flush=True)
     paths = [run_dir / f"stage{j}" / "final.zip" for j in sources]
     state = {"started": time.time(), "recipe": about}
@@ -165,12 +165,13 @@ def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, abou
 
     stage_dir = run_dir / f"stage{k}"
     source = run_dir / f"stage{select['stage']}"
-    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
+    if (meta := made(stage_dir)) is not None:
         print(f"stage {k}/{n} is finished: a checkpoint of stage {select['stage']} picked, {stage_dir / 'final.zip'}",
               flush=True)
-        return json.loads((stage_dir / "final.json").read_text())
+        return meta
     candidates = [*dict.fromkeys(kept_checkpoint(source, at) for at in select["at"]), source / "final.zip"]
-    counts = select["players"] if isinstance(select["players"], list) else [select["players"]]
+    metas = [read_metadata(path) for path in candidates]
+    counts = select["players"]
     print(f"stage {k}/{n}: picking among {len(candidates)} checkpoints of stage {select['stage']} the best against "
           f"{select['against']} ({select['games']} games at {counts} players, seeds {select['seeds']}) -> {stage_dir}",
           flush=True)
@@ -179,18 +180,18 @@ def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, abou
     entries = []
     try:
         with stop.at_once():
-            for path in candidates:
+            for path, checkpoint_meta in zip(candidates, metas):
                 win_shares = {f"{seed}@{count}p": match(env_cfg["name"], count, str(path), select["against"], select["games"],
                                                          seed, **env_cfg.get("options", {}))["win_rate"]
                               for count in counts for seed in select["seeds"]}
-                entry = {**lineage_entry(path, read_metadata(path), stage_dir, about),
+                entry = {**lineage_entry(path, checkpoint_meta, stage_dir, about),
                          "win_share": sum(win_shares.values()) / len(win_shares), "win_shares": win_shares}
                 entries.append(entry)
                 print(f"  {entry['checkpoint']}: {entry['win_share']:.3f} against {select['against']}", flush=True)
     except Interrupted as interrupted:
         raise stopped(interrupted.signum, stopped_line) from None
     best = max(range(len(entries)), key=lambda i: (entries[i]["win_share"], -i))
-    picked = read_metadata(candidates[best])
+    picked = metas[best]
     model = load_model(candidates[best])
     state = {"started": time.time(), "recipe": about,
              "lineage": [*picked.get("lineage", []), lineage_entry(candidates[best], picked, stage_dir, about)]}
@@ -202,6 +203,14 @@ def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, abou
         save_checkpoint(model, stage_dir / "final.zip", meta)
     print(f"stage {k}/{n}: picked {entries[best]['checkpoint']}", flush=True)
     return meta
+
+
+def made(stage_dir: Path) -> dict | None:
+    """The final metadata of a stage that trains nothing (an average, a pick) once its final.zip and .json are
+    written, else None."""
+    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
+        return json.loads((stage_dir / "final.json").read_text())
+    return None
 
 
 def joined_lineage(lineages: list[list[dict]]) -> list[dict]:

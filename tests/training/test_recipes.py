@@ -245,15 +245,29 @@ def test_a_recipe_branches_from_a_stages_kept_weights_and_averages_stages(tree_r
     assert "stage 4/5 is finished: the average of stages [3, 2]" in capsys.readouterr().out and files(copy) == before
 
 
+def unfinished_copy(run: Path, tmp_path: Path, *stages: int) -> Path:
+    """A copy of the finished recipe `run` without those stages' folders and its final checkpoint."""
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    for k in stages:
+        shutil.rmtree(copy / f"stage{k}")
+    (copy / "final.zip").unlink(), (copy / "final.json").unlink()
+    return copy
+
+
+def resume_stopped_by_sigint(run: Path, capsys) -> str:
+    """Resume `run`, which a patched step stops with SIGINT: it exits with status 130; its last line on stderr."""
+    with pytest.raises(TrainingInterrupted) as stopped:
+        snack_train("--resume", str(run))
+    assert stopped.value.code == 130
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
 def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_makes_it(tree_recipe, tmp_path, monkeypatch, capsys):
     from snack_envs.training import recipe
 
-    run = tmp_path / "run"
-    shutil.copytree(tree_recipe, run)
-    for name in ("stage4", "stage5"):
-        shutil.rmtree(run / name)
-    (run / "final.zip").unlink(), (run / "final.json").unlink()
+    run = unfinished_copy(tree_recipe, tmp_path, 4, 5)
     evaluate_final = recipe.evaluate_final
 
     def signal_then_evaluate(hero, config, stop, stopped_line):
@@ -262,9 +276,7 @@ def test_a_signal_while_an_average_is_evaluated_saves_none_of_it_and_resuming_ma
         return evaluate_final(hero, config, stop, stopped_line)
 
     monkeypatch.setattr(recipe, "evaluate_final", signal_then_evaluate)
-    with pytest.raises(TrainingInterrupted) as stopped:
-        snack_train("--resume", str(run))
-    assert stopped.value.code == 130 and capsys.readouterr().err.strip().splitlines()[-1] == (
+    assert resume_stopped_by_sigint(run, capsys) == (
         f"SIGINT: stopped while evaluating stage 4 (an average; nothing of it is saved); resume with: snack-train --resume {run}")
     assert not (run / "stage4" / "final.zip").exists() and not (run / "stage4" / "final.json").exists()
     monkeypatch.setattr(recipe, "evaluate_final", evaluate_final)
@@ -331,9 +343,7 @@ def test_a_select_stage_picks_the_checkpoint_that_does_best_in_its_matches(selec
 def test_a_signal_while_a_select_stage_plays_its_matches_saves_none_of_it(select_recipe, tmp_path, monkeypatch, capsys):
     from snack_envs.training import arena
 
-    run = tmp_path / "run"
-    shutil.copytree(select_recipe, run)
-    shutil.rmtree(run / "stage2")
+    run = unfinished_copy(select_recipe, tmp_path, 2)
     match = arena.match
 
     def signal_then_match(*args, **kwargs):
@@ -341,9 +351,7 @@ def test_a_signal_while_a_select_stage_plays_its_matches_saves_none_of_it(select
         return match(*args, **kwargs)
 
     monkeypatch.setattr(arena, "match", signal_then_match)
-    with pytest.raises(TrainingInterrupted) as stopped:
-        snack_train("--resume", str(run))
-    assert stopped.value.code == 130 and capsys.readouterr().err.strip().splitlines()[-1] == (
+    assert resume_stopped_by_sigint(run, capsys) == (
         f"SIGINT: stopped while selecting stage 2 (nothing of it is saved); resume with: snack-train --resume {run}")
     assert not (run / "stage2").exists()
 

@@ -400,7 +400,7 @@ def test_rllib_run_stops_at_learner_timesteps_saves_on_sigterm_and_leaves_a_fini
     fake_eval = {"games": 2, "win_rate": 0.5, "win_rate_ci95": [0.1, 0.9], "hero_mean_score_ci95": [1.0, 0.0, 2.0],
                  "wins": 1, "ties": 0, "losses": 1, "unfinished": 0, "villain_mean_score_ci95": [1.0, 0.0, 2.0]}
     seeds = []
-    monkeypatch.setattr(rllib, "build_config", lambda config, snapshots=(), seed=None: seeds.append(seed) or types.SimpleNamespace(build_algo=FakeAlgo))
+    monkeypatch.setattr(rllib, "build_config", lambda config, snapshots=(): seeds.append(config["seed"]) or types.SimpleNamespace(build_algo=FakeAlgo))
     monkeypatch.setattr(rllib, "start_ray", lambda address, config: False)
     monkeypatch.setattr(rllib, "evaluate_module", lambda module, config, games, seed: {s: fake_eval for s in config["eval"]["opponents"]})
     config = load_config("snack_rabbits", ["vec_env=dummy", "n_envs=2", "algo.n_steps=64", "algo.batch_size=64",

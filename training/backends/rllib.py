@@ -65,8 +65,7 @@ def runners(config: dict) -> tuple[int, int]:
     return (config["n_envs"], 1) if config["vec_env"] == "subproc" else (0, config["n_envs"])
 
 
-def build_config(config: dict, snapshots: tuple[str, ...] = (), seed: int | None = None):
-    """RLlib's PPOConfig for `config`; `seed` (default: the config's) seeds its EnvRunners and Learner."""
+def build_config(config: dict, snapshots: tuple[str, ...] = ()):
     env_cfg, algo = config["env"], config["algo"]
     if algo.get("policy", "mlp") != "mlp":
         raise ConfigError(f"algo.policy={algo['policy']!r}: the rllib backend builds MLPs only (algo.net_arch); use the sb3 backend")
@@ -95,7 +94,7 @@ def build_config(config: dict, snapshots: tuple[str, ...] = (), seed: int | None
         opponents={k: config["opponents"][k] for k in ("random", "heuristic", "self")},
         snapshots=tuple(snapshots),
         net_arch=tuple(algo["net_arch"]),
-        seed=config["seed"] if seed is None else seed,
+        seed=config["seed"],
         num_env_runners=num_env_runners,
         num_envs_per_env_runner=envs_per_runner,
         **training,
@@ -192,7 +191,7 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
             try:
                 # A resumed run deals new games (restore_from_path keeps the seed it was built with).
                 seed = resumed_seed(config["seed"], state["timesteps"])
-                algo = build_config(config, tuple(state["snapshots"]), seed).build_algo()
+                algo = build_config({**config, "seed": seed}, tuple(state["snapshots"])).build_algo()
                 if resume:
                     algo.restore_from_path(str((run_dir / "checkpoint").resolve()))
                 while steps < config["timesteps"] and stop.signum is None:
