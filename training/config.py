@@ -576,6 +576,9 @@ def _check_select(stage: dict, i: int, raw: list[dict], stages: list[dict]) -> N
         raise ConfigError(f"select.at={select['at']!r}: each must be below stage {select['stage']}'s timesteps "
                           f"({source['timesteps']}); its final weights are always a candidate")
     counts = select["players"]
+    if 1 in counts:
+        raise ConfigError(f"select.players={select['players']!r}: a pick plays matches against select.against, and "
+                          f"solo (1 player) has no opponent")
     if not set(counts) <= set(player_counts(source)):
         raise ConfigError(f"select.players={select['players']!r}: stage {select['stage']} trains on "
                           f"{player_counts(source)} players only")

@@ -17,9 +17,11 @@ less its `timesteps` (from final.json, else latest.json).
 `<name>.curve.csv`, beside the checkpoint, is tidy: one row per evaluation, opponent
 and player count (timesteps, stage, stage_timesteps, opponent, num_players,
 even_share = 1/n, win_rate with ties split and its 95% interval, mean_score,
-unfinished, kind: periodic or final). `<name>.curve.png` draws a panel per player
-count, a line per opponent with its interval shaded, the even share 1/n dashed
-and the stage boundaries dotted. The docs show them (docs/learning-curves.md).
+unfinished, kind: periodic or final; a solo evaluation, opponent "solo" and
+num_players 1, has a mean score and empty win-rate cells). `<name>.curve.png`
+draws a panel per player count, a line per opponent with its interval shaded,
+the even share 1/n dashed and the stage boundaries dotted; solo's panel draws
+the mean score. The docs show them (docs/learning-curves.md).
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ def _opponent(key: str, counts: list[int]) -> tuple[str, int]:
     return key, counts[0]
 
 
+def _number(cell) -> float:
+    """A win-rate cell as a float; NaN where it is empty (a solo evaluation has no win rate)."""
+    return float("nan") if cell in ("", None) else float(cell)
+
+
 def read_curve(run_dir: str | Path) -> list[dict]:
     """Every evaluation of a run (a recipe's: of every stage), as the rows of the curve (see the module
     docstring), in training order, x being the timesteps of the whole lineage."""
@@ -93,8 +100,8 @@ def read_curve(run_dir: str | Path) -> list[dict]:
         def row(steps, key, win_rate, low, high, mean_score, unfinished, kind):
             opponent, n = _opponent(key, counts)
             return {"timesteps": offset + steps, "stage": stage, "stage_timesteps": steps, "opponent": opponent,
-                    "num_players": n, "even_share": 1 / n, "win_rate": float(win_rate), "win_rate_ci95_low": float(low),
-                    "win_rate_ci95_high": float(high), "mean_score": float(mean_score), "unfinished": int(unfinished),
+                    "num_players": n, "even_share": 1 / n, "win_rate": _number(win_rate), "win_rate_ci95_low": _number(low),
+                    "win_rate_ci95_high": _number(high), "mean_score": float(mean_score), "unfinished": int(unfinished),
                     "kind": kind}
 
         last = 0
@@ -108,8 +115,11 @@ def read_curve(run_dir: str | Path) -> list[dict]:
         if final:
             last = final["timesteps"]
             for key, r in final.get("evaluation", {}).items():
-                rows.append(row(last, key, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0],
-                                r.get("unfinished", 0), "final"))
+                if "win_rate" in r:
+                    rows.append(row(last, key, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0],
+                                    r.get("unfinished", 0), "final"))
+                else:  # solo (`arena.solo`): a mean score alone
+                    rows.append(row(last, key, "", "", "", r["mean_score_ci95"][0], r.get("unfinished", 0), "final"))
         offset += last  # where the next stage starts, should its metadata not say
     return rows
 
@@ -134,13 +144,19 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
     import matplotlib.pyplot as plt
 
     counts = sorted({r["num_players"] for r in rows}) or [2]
-    fig, axes = plt.subplots(1, len(counts), figsize=(5.5 * len(counts), 4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(counts), figsize=(5.5 * len(counts), 4), squeeze=False)
     starts = sorted({(r["stage"], r["timesteps"] - r["stage_timesteps"]) for r in rows})
     boundaries = sorted({x for stage, x in starts if stage > 1})
     every_opponent = list(dict.fromkeys(r["opponent"] for r in rows))  # one colour each, the same in every panel
     for ax, n in zip(axes[0], counts):
-        opponents = list(dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n))
-        for opponent in opponents:
+        if n == 1:  # solo: the mean score over training, on its own scale
+            points = sorted((r for r in rows if r["num_players"] == 1), key=lambda r: (r["timesteps"], r["kind"] == "final"))
+            ax.plot([r["timesteps"] for r in points], [r["mean_score"] for r in points], color="C3", marker=".",
+                    label="mean score")
+            finals = [r for r in points if r["kind"] == "final"]
+            ax.scatter([r["timesteps"] for r in finals], [r["mean_score"] for r in finals], color="C3", s=40, zorder=3)
+            ax.set(ylabel="mean score", title="solo")
+        for opponent in dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n > 1):
             points = sorted((r for r in rows if r["num_players"] == n and r["opponent"] == opponent),
                             key=lambda r: (r["timesteps"], r["kind"] == "final"))
             xs = [r["timesteps"] for r in points]
@@ -150,12 +166,16 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
                             color=colour, alpha=0.15, lw=0)
             finals = [r for r in points if r["kind"] == "final"]
             ax.scatter([r["timesteps"] for r in finals], [r["win_rate"] for r in finals], color=colour, s=40, zorder=3)
-        ax.axhline(1 / n, color="grey", lw=1, ls="--", label=f"even share 1/{n}")
+        if n > 1:
+            ax.axhline(1 / n, color="grey", lw=1, ls="--", label=f"even share 1/{n}")
+            ax.set(title=f"{n} players", ylim=(0, 1))
         for x in boundaries:
             ax.axvline(x, color="grey", lw=0.8, ls=":")
-        ax.set(xlabel="timesteps (whole lineage)", title=f"{n} players", ylim=(0, 1))
+        ax.set(xlabel="timesteps (whole lineage)")
         ax.legend(loc="lower right", fontsize="small")
-    axes[0][0].set_ylabel("win share (ties split)")
+    multi = [ax for ax, n in zip(axes[0], counts) if n > 1]
+    if multi:
+        multi[0].set_ylabel("win share (ties split)")
     fig.suptitle(title)
     fig.tight_layout()
     tmp = path.with_name(f".{path.name}.tmp")
@@ -175,7 +195,8 @@ def export_curve(run_dir: str | Path, checkpoint_path: str | Path) -> tuple[Path
     csv_path, png_path = curve_paths(checkpoint_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     write_csv(rows, csv_path)
-    plot(rows, png_path, f"{Path(checkpoint_path).name}: win share over training ({Path(run_dir).name})")
+    figure = "win share" if any(r["num_players"] > 1 for r in rows) else "mean score"
+    plot(rows, png_path, f"{Path(checkpoint_path).name}: {figure} over training ({Path(run_dir).name})")
     return csv_path, png_path
 
 

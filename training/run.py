@@ -40,7 +40,7 @@ from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import CONFIG_DIR, player_counts
-from snack_envs.training.arena import match
+from snack_envs.training.arena import match, solo
 from snack_envs.training.evaluate import head_to_head
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -268,12 +268,16 @@ def eval_due(config: dict, state: dict, steps: int) -> bool:
 def evaluate(hero: Policy, config: dict, games: int, seed: int) -> dict[str, dict]:
     """`hero` against each of `eval.opponents` over `games` games, on the batched engine
     (`snack_envs.training.arena.match`; game by game, `evaluate.head_to_head`, for a game without one),
-    by opponent; with several player counts, at each count, keyed "heuristic@3p" and the like."""
+    by opponent; with several player counts, at each count, keyed "heuristic@3p" and the like. One player
+    (Snack Time's solo mode) has no opponents: its figure is the mean score (`arena.solo`), keyed "solo"."""
     env_cfg = config["env"]
     options = env_cfg.get("options", {})
     counts = player_counts(config)
     results = {}
     for n in counts:
+        if n == 1:
+            results["solo" if len(counts) == 1 else "solo@1p"] = solo(env_cfg["name"], hero, games, seed=seed, **options)
+            continue
         for spec in config["eval"]["opponents"]:
             key = spec if len(counts) == 1 else f"{spec}@{n}p"
             if specs.get(env_cfg["name"]).batched:  # many games at once: snack_envs.training.arena
@@ -298,10 +302,19 @@ def evaluate_final(hero: Policy, config: dict, stop: StopSignals, stopped_line: 
 EVAL_CSV_HEADER = ["timesteps", "opponent", "win_rate", "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished"]
 
 
+def is_solo(result: dict) -> bool:
+    """Whether an evaluation result is a solo one (`arena.solo`: a mean score, no win rate)."""
+    return "win_rate" not in result
+
+
 def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
-    """Evaluation results to eval.csv, TensorBoard (`log_scalar(tag, value)`) and the progress line."""
+    """Evaluation results to eval.csv, TensorBoard (`log_scalar(tag, value)`) and the progress line. A solo
+    result has no win rate: its row leaves those cells empty, and its scalar is "eval/mean_score_<key>"."""
     for spec, r in results.items():
-        log_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"])
+        if is_solo(r):
+            log_scalar(f"eval/mean_score_{spec}", r["mean_score_ci95"][0])
+        else:
+            log_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"])
     path = run_dir / "eval.csv"
     new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="") as f:
@@ -309,8 +322,12 @@ def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
         if new:
             writer.writerow(EVAL_CSV_HEADER)
         for spec, r in results.items():
-            writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0], r["unfinished"]])
-    print(f"\n[{steps} steps] " + ", ".join(f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
+            if is_solo(r):
+                writer.writerow([steps, spec, "", "", "", r["mean_score_ci95"][0], r["unfinished"]])
+            else:
+                writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0], r["unfinished"]])
+    print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {r['mean_score_ci95'][0]:.1f}" if is_solo(r)
+                                             else f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
 
 
 def checkpoint_metadata(config: dict, steps: int, state: dict, evaluation: dict | None = None) -> dict:
@@ -395,12 +412,23 @@ def learning_curve(run_dir: Path) -> Path:
 
     scalars = read_scalars(run_dir / "tb")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for tag, points in scalars.items():
-        if tag.startswith("eval/win_rate_vs_"):
-            xs, ys = zip(*points)
-            ax1.plot(xs, ys, marker="o", label="vs " + tag.rsplit("_vs_", 1)[1])
-    ax1.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax1.set(xlabel="timesteps", ylabel="win rate (ties 1/2)", title="masked evaluation", ylim=(0, 1))
+    win_tags = [tag for tag in scalars if tag.startswith("eval/win_rate_vs_")]
+    solo_tags = [tag for tag in scalars if tag.startswith("eval/mean_score_")]  # a solo run's mean scores
+    for tag in win_tags:
+        xs, ys = zip(*scalars[tag])
+        ax1.plot(xs, ys, marker="o", label="vs " + tag.rsplit("_vs_", 1)[1])
+    if win_tags or not solo_tags:
+        ax1.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax1.set(ylabel="win rate (ties 1/2)", ylim=(0, 1))
+    if solo_tags:
+        axis = ax1.twinx() if win_tags else ax1
+        for tag in solo_tags:
+            xs, ys = zip(*scalars[tag])
+            axis.plot(xs, ys, marker="s", color="C3", label=tag.removeprefix("eval/mean_score_") + " (mean score)")
+        axis.set_ylabel("mean score")
+        if win_tags:
+            axis.legend(loc="lower right")
+    ax1.set(xlabel="timesteps", title="masked evaluation")
     if ax1.get_legend_handles_labels()[0]:
         ax1.legend()
     if "rollout/ep_rew_mean" in scalars:

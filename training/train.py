@@ -24,7 +24,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command
 from snack_envs.training.config import load_config, load_run_config, recipe_name
-from snack_envs.training.run import default_run_dir
+from snack_envs.training.run import default_run_dir, is_solo
 
 
 @command("snack-train")
@@ -61,6 +61,11 @@ def main(argv=None) -> None:
     print(f"{'opponent':12s} {'games':>6s} {'unfinished':>10s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} "
           f"{'mean score (agent vs opp)':>27s}")
     for spec, r in result["evaluation"].items():
+        if is_solo(r):  # Snack Time's solo mode: no opponent, no win rate
+            lo, hi = r["mean_score_ci95"][1:]
+            print(f"{spec:12s} {r['games']:6d} {r['unfinished']:10d} {'-':>9s}  {'':16s} {'':>14s}"
+                  f" {r['mean_score_ci95'][0]:12.2f} [{lo:.2f}, {hi:.2f}]")
+            continue
         lo, hi = r["win_rate_ci95"]
         print(f"{spec:12s} {r['games']:6d} {r.get('unfinished', 0):10d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] "
               f"{r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"

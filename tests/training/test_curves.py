@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,21 @@ def test_a_plain_runs_curve_keys_its_one_player_count(tmp_path):
         [(100, "heuristic", 4, 0.25), (200, "heuristic", 4, 0.25)]
     with pytest.raises(FileNotFoundError):
         export_curve(tmp_path / "empty", tmp_path / "x.zip")
+
+
+def test_solos_rows_carry_a_mean_score_and_no_win_rate(tmp_path):
+    run = tmp_path / "run"  # Snack Time on 1 and 2 players: solo is keyed "solo@1p", and has no win-rate cells
+    write(run / "config.json", {"env": {"name": "snack_time_v0", "num_players": [1, 2]}})
+    write(run / "eval.csv", HEADER + "100,solo@1p,,,,71.5,0\n100,heuristic@2p,0.4,0.3,0.5,60,0\n")
+    solo_final = {"mean_score_ci95": [80.25, 78.0, 82.5], "ranks": {}, "games": 10, "unfinished": 1}
+    write(run / "final.json", {"timesteps": 200, "evaluation": {"solo@1p": solo_final, "heuristic@2p": result(0.5, 0.4, 0.6)}})
+    rows = read_curve(run)
+    got = [(r["timesteps"], r["opponent"], r["num_players"], r["mean_score"], r["unfinished"], r["kind"]) for r in rows]
+    assert got == [(100, "solo", 1, 71.5, 0, "periodic"), (100, "heuristic", 2, 60.0, 0, "periodic"),
+                   (200, "solo", 1, 80.25, 1, "final"), (200, "heuristic", 2, 40.0, 0, "final")]
+    assert all(math.isnan(r["win_rate"]) for r in rows if r["num_players"] == 1) and rows[1]["win_rate"] == 0.4
+    csv_path, png_path = export_curve(run, tmp_path / "out" / "x.zip")
+    assert png_path.stat().st_size > 0 and "100,1,100,solo,1,1.0,nan,nan,nan,71.5,0,periodic" in csv_path.read_text()
 
 
 def test_the_docs_page_shows_a_checkpoints_curve_where_there_is_one(recipe_run, tmp_path):

@@ -409,6 +409,8 @@ SELECT = "select: {stage: 3, at: [100], against: random, players: [2], games: 2,
                                                                          "policy (did you mean 'heuristic'?)"),
     (("{average: [3, 2]}", "{%s}" % SELECT.replace("[2]", "[2, 3]")), "stages[3] (stage 4): select.players=[2, 3]: stage 3 "
                                                                     "trains on [2] players only"),
+    (("{average: [3, 2]}", "{%s}" % SELECT.replace("[2]", "[1]")), "stages[3] (stage 4): select.players=[1]: a pick plays "
+                                                                 "matches against select.against, and solo (1 player) has no"),
     (("{average: [3, 2]}", "{%s}" % SELECT.replace("[0]", "[-1]")), "stages[3].select.seeds=[-1] must be a non-empty list of seeds"),
     (("{timesteps: 300, algo: {learning_rate: 0.0}}", "{%s}" % SELECT.replace("stage: 3", "stage: 4")),
      "stages[4] (stage 5): select.stage: stage 4 trains nothing, so it has only its final weights to pick from"),

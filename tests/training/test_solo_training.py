@@ -1,0 +1,58 @@
+"""Training for Snack Time's solo mode (issue 19): a one-player run has no opponent, so its evaluations are
+its mean score (`arena.solo`), not a win rate against the heuristic that never sits at its table; its
+eval.csv, final metadata, `snack-train`'s table and its learning curve say so."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+from snack_envs.training import train as train_cli  # noqa: E402
+from snack_envs.training.arena import solo  # noqa: E402
+from snack_envs.training.curves import export_curve, read_curve  # noqa: E402
+
+TINY_SOLO = """\
+extends: snack_time
+env: {name: snack_time_v0, num_players: 1, reward: score}
+timesteps: 256
+n_envs: 4
+torch_threads: 1
+imitation: {games: 0}
+algo: {n_steps: 32, batch_size: 64, n_epochs: 1}
+eval: {every: 128, games: 3, final_games: 5, opponents: [heuristic, random]}
+"""
+
+
+def test_a_solo_run_is_evaluated_by_its_mean_score(tmp_path, capsys):
+    config = tmp_path / "solo.yaml"
+    config.write_text(TINY_SOLO)
+    run = tmp_path / "run"
+    train_cli.main(["--config", str(config), "--run-dir", str(run)])
+    final = json.loads((run / "final.json").read_text())
+    assert final["player_counts"] == [1] and list(final["evaluation"]) == ["solo"]
+    measured = final["evaluation"]["solo"]
+    again = solo("snack_time_v0", str(run / "final.zip"), 5, seed=1_000_000)  # the final evaluation's seed
+    assert measured["mean_score_ci95"] == again["mean_score_ci95"] and measured["ranks"] == again["ranks"]
+    assert "win_rate" not in measured
+
+    with (run / "eval.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["timesteps"] for r in rows] == ["128"] and {r["opponent"] for r in rows} == {"solo"}
+    assert all(r["win_rate"] == "" and float(r["mean_score"]) >= 0 for r in rows)
+
+    table = capsys.readouterr().out.splitlines()
+    solo_row = next(line for line in table if line.startswith("solo "))
+    assert f"{measured['mean_score_ci95'][0]:.2f} [{measured['mean_score_ci95'][1]:.2f}," in solo_row
+
+    curve = read_curve(run)
+    assert [(r["timesteps"], r["opponent"], r["num_players"], r["kind"]) for r in curve] == [
+        (128, "solo", 1, "periodic"), (256, "solo", 1, "final")]
+    assert curve[-1]["mean_score"] == measured["mean_score_ci95"][0] and math.isnan(curve[-1]["win_rate"])
+    csv_path, png_path = export_curve(run, tmp_path / "out" / "snack_time_v0_solo.zip")
+    assert png_path.stat().st_size > 0 and csv_path.read_text().count("\n") == 3
