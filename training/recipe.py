@@ -208,9 +208,13 @@ def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, abou
 def made(stage_dir: Path) -> dict | None:
     """The final metadata of a stage that trains nothing (an average, a pick) once its final.zip and .json are
     written, else None."""
-    if (stage_dir / "final.zip").is_file() and (stage_dir / "final.json").is_file():
-        return json.loads((stage_dir / "final.json").read_text())
-    return None
+    meta_path = stage_dir / "final.json"
+    if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
+        return None
+    try:
+        return json.loads(meta_path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
 
 
 def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
@@ -243,14 +247,8 @@ def read_recipe(run_dir: Path) -> dict:
 
 def finished(stage_dir: Path, config: dict) -> dict | None:
     """The final metadata of a stage that has its final checkpoint with its config's timesteps, else None."""
-    meta_path = stage_dir / "final.json"
-    if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
-        return None
-    try:
-        meta = json.loads(meta_path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    return meta if meta.get("timesteps", -1) >= config["timesteps"] else None
+    meta = made(stage_dir)
+    return meta if meta is not None and meta.get("timesteps", -1) >= config["timesteps"] else None
 
 
 def published(run_dir: Path, stage_dir: Path) -> bool:

@@ -339,6 +339,20 @@ def test_a_select_stage_picks_the_checkpoint_that_does_best_in_its_matches(selec
     assert "stage 2/2 is finished: a checkpoint of stage 1 picked" in capsys.readouterr().out and files(copy) == before
 
 
+@pytest.mark.parametrize("stage", ["stage1", "stage2"])  # a stage that trains; one that picks
+def test_a_stage_whose_final_metadata_is_not_json_stops_a_resume_with_one_line(select_recipe, tmp_path, capsys, stage):
+    run = tmp_path / "run"
+    shutil.copytree(select_recipe, run)
+    (run / stage / "final.json").write_text('{"timesteps": 0,\n')
+    before = files(run)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        snack_train("--resume", str(run))
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert f"{run / stage / 'final.json'}, line 2: not valid JSON" in err and files(run) == before
+
+
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
 def test_a_signal_while_a_select_stage_plays_its_matches_saves_none_of_it(select_recipe, tmp_path, monkeypatch, capsys):
     from snack_envs.training import arena
