@@ -155,7 +155,7 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
                     label="mean score")
             finals = [r for r in points if r["kind"] == "final"]
             ax.scatter([r["timesteps"] for r in finals], [r["mean_score"] for r in finals], color="C3", s=40, zorder=3)
-            ax.set(ylabel="mean score", title="solo")
+            ax.set(ylabel="mean score", title="solo", ylim=(0, max(r["mean_score"] for r in points) * 1.1))
         for opponent in dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n > 1):
             points = sorted((r for r in rows if r["num_players"] == n and r["opponent"] == opponent),
                             key=lambda r: (r["timesteps"], r["kind"] == "final"))

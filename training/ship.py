@@ -74,10 +74,15 @@ def figures(result: dict) -> dict:
 
 
 def hero_renamed(bar: dict, old: str, new: str) -> dict:
-    """`bar` with the hero named `new` where it was `old`: a run's `final.zip` is published as `<env>.zip`,
-    and a re-measure of the published file must give the stored figures exactly, the hero's name included."""
-    counts = {n: {key: dict(row, hero=new) if isinstance(row, dict) and row.get("hero") == old else row
-                  for key, row in rows.items()} for n, rows in bar["counts"].items()}
+    """`bar` with the hero (a solo row's player) named `new` where it was `old`: a run's `final.zip` is
+    published as `<env>.zip`, and a re-measure of the published file must give the stored figures exactly,
+    the hero's name included."""
+    def renamed(row):
+        if not isinstance(row, dict):
+            return row
+        return {**row, **{key: new for key in ("hero", "player") if row.get(key) == old}}
+
+    counts = {n: {key: renamed(row) for key, row in rows.items()} for n, rows in bar["counts"].items()}
     return dict(bar, counts=counts)
 
 

@@ -179,7 +179,9 @@ def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alo
     published = out / "snack_time_v0_solo.zip"
     assert published.read_bytes() == run.read_bytes()
     assert (multi.read_bytes(), multi.with_suffix(".json").read_text()) == before
-    assert list(json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]) == ["1"]
+    stored = json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]
+    assert list(stored) == ["1"]
+    assert [stored["1"][key]["player"] for key in ship.SOLOS] == ["snack_time_v0_solo", "heuristic"] * 2  # as re-measured
     ship.main([str(published), "--games", "4", "--seed", "5", "--out", str(out)])  # in --out already: measured in place
     assert (multi.read_bytes(), multi.with_suffix(".json").read_text()) == before
     assert json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]["1"]["seed"] == 5

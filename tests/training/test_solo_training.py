@@ -56,3 +56,31 @@ def test_a_solo_run_is_evaluated_by_its_mean_score(tmp_path, capsys):
     assert curve[-1]["mean_score"] == measured["mean_score_ci95"][0] and math.isnan(curve[-1]["win_rate"])
     csv_path, png_path = export_curve(run, tmp_path / "out" / "snack_time_v0_solo.zip")
     assert png_path.stat().st_size > 0 and csv_path.read_text().count("\n") == 3
+
+
+def test_the_shipped_solo_agent_plays_snack_time_solo_v0():
+    """The shipped solo checkpoint loads for one player only and plays the Gymnasium solo env from its own
+    observation and mask, as the docs show: every episode's rewards sum to its score, well above random
+    play's (about 25)."""
+    import gymnasium
+    import numpy as np
+
+    import snack_envs.snack_time_v0  # noqa: F401  (registers SnackTimeSolo-v0)
+    from snack_envs.checkpoints import CheckpointError, load_policy
+    from tests.helpers import CHECKPOINTS
+
+    path = CHECKPOINTS / "snack_time_v0_solo.zip"
+    policy = load_policy(path, env_name="snack_time_v0", num_players=1)
+    with pytest.raises(CheckpointError, match="supports num_players=1 only"):
+        load_policy(path, env_name="snack_time_v0", num_players=2)
+    env = gymnasium.make("SnackTimeSolo-v0")
+    scores = []
+    for seed in range(4):
+        obs, info = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, done, _, info = env.step(policy.act(obs, info["action_mask"]))
+            total += reward
+        assert total == info["score"]
+        scores.append(info["score"])
+    assert np.mean(scores) > 50
