@@ -16,6 +16,13 @@ Plackett-Luce fit to every game's full finishing order under a weak prior,
 with a 95% profile-likelihood interval each (Bradley-Terry with 2 players).
 Outputs: a table on the terminal, results.json, results.csv and a PNG heatmap
 of the head-to-head win rates.
+
+With one player (Snack Time's solo mode) no agent meets another: each plays
+`--games` games alone on the same deals (`arena.solo`, the same seed), and the
+table gives its mean score with a 95% interval and the rulebook's ranks
+(results.json and results.csv likewise; no heatmap).
+
+    snack-eval --env snack_time_v0 --num-players 1 --agents heuristic checkpoints/snack_time_v0_solo.zip
 """
 
 from __future__ import annotations
@@ -285,6 +292,48 @@ def heatmap(results: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def solo_scores(env_name: str, agents: dict[str, Policy], games: int, seed: int, progress=None) -> dict:
+    """Each agent alone over the same `games` deals (`arena.solo`): mean score, 95% interval and ranks."""
+    from snack_envs.training.arena import solo
+
+    results = {}
+    for spec, agent in agents.items():
+        results[spec] = solo(env_name, agent, games, seed)
+        if progress:
+            progress(1)
+    return {"env": env_name, "num_players": 1, "games": games, "seed": seed, "agents": results}
+
+
+def format_solo_table(results: dict) -> str:
+    """The terminal table of `solo_scores`: an agent a row, best mean score first, with its ranks."""
+    agents = results["agents"]
+    label = display_names(list(agents))
+    width = max(len("agent"), *(len(x) for x in label.values()))
+    ranks = list(next(iter(agents.values()))["ranks"])
+    lines = [f"{results['env']}, solo, {results['games']} games an agent on the same deals (seed {results['seed']})",
+             "mean score over finished games, 95% interval; ranks: the rulebook's solo table, games in each", "",
+             f"{'agent':{width}s} {'games':>6s} {'unfinished':>10s} {'mean score':>10s} {'95% CI':>16s}  " + " | ".join(ranks)]
+    for spec, r in sorted(agents.items(), key=lambda kv: -kv[1]["mean_score_ci95"][0]):
+        mean, lo, hi = r["mean_score_ci95"]
+        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {mean:10.2f} {f'[{lo:.2f}, {hi:.2f}]':>16s}  "
+                     + " | ".join(f"{r['ranks'][k]:>{len(k)}d}" for k in ranks))
+    return "\n".join(lines)
+
+
+def write_solo_outputs(results: dict, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / "results.json", out_dir / "results.csv"]
+    paths[0].write_text(json.dumps(results, indent=2))
+    ranks = list(next(iter(results["agents"].values()))["ranks"])
+    with paths[1].open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["agent", "games", "unfinished", "mean_score", "ci95_low", "ci95_high", *ranks])
+        for spec, r in results["agents"].items():
+            writer.writerow([spec, r["games"], r["unfinished"], *(f"{x:.3f}" for x in r["mean_score_ci95"]),
+                             *(r["ranks"][k] for k in ranks)])
+    return paths
+
+
 @command("snack-eval")
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-eval", description="Round-robin tournament of snack-env agents.")
@@ -298,22 +347,28 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out} is a file; give a folder for the results")
+    specs.get(args.env).rules_class.check_num_players(args.num_players)  # before any agent is built
     agents = {spec: make_policy(spec, args.env, args.num_players, seed=args.seed) for spec in args.agents}
-    if len(agents) < 2:
+    solo = args.num_players == 1
+    if len(agents) < 2 and not solo:
         parser.error("give at least two distinct agents")
     try:
         from tqdm import tqdm
 
         pairings = len(agents) * (len(agents) - 1) // (2 if args.num_players == 2 else 1)
-        bar = tqdm(total=pairings, desc="pairings")
+        bar = tqdm(total=len(agents) if solo else pairings, desc="agents" if solo else "pairings")
     except ImportError:
         bar = None
-    results = tournament(args.env, agents, args.games, args.num_players, args.seed, progress=bar.update if bar else None)
+    progress = bar.update if bar else None
+    if solo:
+        results = solo_scores(args.env, agents, args.games, args.seed, progress=progress)
+    else:
+        results = tournament(args.env, agents, args.games, args.num_players, args.seed, progress=progress)
     if bar:
         bar.close()
-    print(format_table(results))
+    print(format_solo_table(results) if solo else format_table(results))
     if args.out:
-        for p in write_outputs(results, args.out):
+        for p in (write_solo_outputs if solo else write_outputs)(results, args.out):
             print("wrote", p)
     if args.replay:
         lineup = [agents[args.agents[s % 2]] for s in range(args.num_players)]

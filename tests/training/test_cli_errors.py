@@ -69,6 +69,7 @@ USER_ERRORS = [
     ("snack-eval", ["--env", "snack_chess_v0"], ["unknown env 'snack_chess_v0'", *specs.ENV_NAMES]),  # unknown --env
     ("snack-eval", ["--env", "speed_snacks_v0"], ["retired", "speed_snacks_v1"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--games", "0"], ["--games", "0"]),  # --games 0
+    ("snack-eval", ["--env", "snack_rabbits_v0", "--num-players", "1"], ["played by 2 to 4 players", "num_players=1"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "heurstic"], ["unknown policy 'heurstic'"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--out", "TMP/malformed.yaml"], ["--out", "malformed.yaml"]),

@@ -84,3 +84,31 @@ def test_the_shipped_solo_agent_plays_snack_time_solo_v0():
         assert total == info["score"]
         scores.append(info["score"])
     assert np.mean(scores) > 50
+
+
+def test_snack_eval_rates_agents_alone_by_their_solo_scores(tmp_path, capsys):
+    """`snack-eval --num-players 1`: no agent meets another; each plays the same deals alone (`arena.solo`),
+    and the table, results.json and results.csv give its mean score and ranks. It used to crash drawing a
+    head-to-head heatmap of 1-player games."""
+    from snack_envs.agents import make_policy
+    from snack_envs.training import evaluate
+
+    out = tmp_path / "out"
+    evaluate.main(["--env", "snack_time_v0", "--num-players", "1", "--agents", "random", "heuristic", "--games", "6",
+                   "--seed", "3", "--out", str(out)])
+    results = json.loads((out / "results.json").read_text())
+    timing = ("seconds", "games_per_s")
+    for spec in ("random", "heuristic"):
+        alone = solo("snack_time_v0", make_policy(spec, "snack_time_v0", 1, seed=3), 6, seed=3)  # as snack-eval builds it
+        assert {k: v for k, v in results["agents"][spec].items() if k not in timing} == \
+            {k: v for k, v in alone.items() if k not in timing}
+    table = capsys.readouterr().out.splitlines()
+    rows = [line.split()[0] for line in table if line.startswith(("random ", "heuristic "))]
+    assert rows == ["heuristic", "random"]  # best mean score first (the heuristic scores about 88, random about 25)
+    with (out / "results.csv").open(newline="") as f:
+        csv_rows = list(csv.DictReader(f))
+    assert [r["agent"] for r in csv_rows] == ["random", "heuristic"]
+    assert float(csv_rows[1]["mean_score"]) == pytest.approx(results["agents"]["heuristic"]["mean_score_ci95"][0], abs=1e-3)
+    assert sum(int(csv_rows[0][rank]) for rank in results["agents"]["random"]["ranks"]) == 6
+    assert not (out / "head_to_head.png").exists()
+    evaluate.main(["--env", "snack_time_v0", "--num-players", "1", "--agents", "heuristic", "--games", "2"])  # one agent will do
