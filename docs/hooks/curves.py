@@ -31,7 +31,7 @@ def sections(folder: Path, prefix: str = "curves/") -> str:
         out.append(f"### `{name}.zip`\n")
         png, csv = folder / f"{name}.curve.png", folder / f"{name}.curve.csv"
         if png.is_file():
-            out.append(f"![Win share of {name} over training]({prefix}{png.name})\n")
+            out.append(f"![Learning curve of {name}]({prefix}{png.name})\n")
             if csv.is_file():
                 out.append(f"The figures: [`{csv.name}`]({prefix}{csv.name}).\n")
             if note := json.loads(meta.read_text()).get("curve_note"):

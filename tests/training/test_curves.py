@@ -110,7 +110,7 @@ def test_the_docs_page_shows_a_checkpoints_curve_where_there_is_one(recipe_run, 
     write(folder / "snack_wars_v0.json", {})
     export_curve(recipe_run, folder / "snack_rabbits_v0.zip")
     text = hook.sections(folder)
-    assert "![Win share of snack_rabbits_v0 over training](curves/snack_rabbits_v0.curve.png)" in text
+    assert "![Learning curve of snack_rabbits_v0](curves/snack_rabbits_v0.curve.png)" in text
     assert "(curves/snack_rabbits_v0.curve.csv)" in text
     assert "re-run" not in text
     curves_main([str(recipe_run), str(folder / "snack_rabbits_v0.zip"), "--note", "A re-run of its recipe."])
