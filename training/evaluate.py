@@ -321,6 +321,7 @@ def format_solo_table(results: dict) -> str:
 
 
 def write_solo_outputs(results: dict, out_dir: Path) -> list[Path]:
+    """`solo_scores`' results as results.json and results.csv (an agent a row) in `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / "results.json", out_dir / "results.csv"]
     paths[0].write_text(json.dumps(results, indent=2))

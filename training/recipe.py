@@ -206,8 +206,9 @@ def select_stage(config: dict, run_dir: Path, k: int, n: int, select: dict, abou
 
 
 def made(stage_dir: Path) -> dict | None:
-    """The final metadata of a stage that trains nothing (an average, a pick) once its final.zip and .json are
-    written, else None."""
+    """The final metadata of a stage once its final.zip and .json are written, else None (a final.json that
+    does not parse is a ConfigError naming it). A stage that trains nothing (an average, a pick) is finished
+    then; a trained one when it also has its timesteps (`finished`)."""
     meta_path = stage_dir / "final.json"
     if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
         return None
