@@ -8,13 +8,13 @@
 
 The same match as `evaluate.head_to_head`, played on `snack_envs.core.batched.BatchedEnv`
 (seats not shuffled, seat 0 starts) instead of game by game, with the same figures
-(`evaluate.match_result`). Game g of a match seats the hero in seat g mod n and the `others`
+(`outcomes.match_result`). Game g of a match seats the hero in seat g mod n and the `others`
 in the remaining seats in seat order, so every seat is the hero's equally often (to within one
 game). Env b of the batch plays games b, b + B, b + 2B, ... from its own random stream, so the
 figures depend only on the env, lineup, `games`, `seed` and `num_envs`: the same in any process
 (a checkpoint's forward pass sees the same batches, so it too plays alike).
 
-The figures, as `evaluate.match_result` counts them: the hero's win share over finished games,
+The figures, as `outcomes.match_result` counts them: the hero's win share over finished games,
 a win shared by k seats counting 1/k, with its 95% Wilson interval; its places (winners first,
 then by score; seats equal in both share their places, each counting 1/k of the game); mean
 scores with 95% intervals; games cut off at `max_steps` counted as `unfinished` and left out of
@@ -39,7 +39,7 @@ import numpy as np
 
 from snack_envs.agents import make_policy
 from snack_envs.core.batched import BatchedEnv
-from snack_envs.training.evaluate import match_result, mean_interval
+from snack_envs.training.outcomes import match_result, mean_interval
 
 NATIVE = ("random", "heuristic")
 DEFAULT_ENVS = 256
@@ -97,7 +97,7 @@ def play_games(
 ) -> list[dict]:
     """Play `games` games with `lineup[0]` (the hero) in seat g mod n of game g and `lineup[1:]` in the other
     seats in seat order (policies as `resolve` returns them). Returns each game, in order, as
-    `evaluate.match_result` takes it: `hero_seat`, `finished`, `scores` and `winners` (seats) by seat."""
+    `outcomes.match_result` takes it: `hero_seat`, `finished`, `scores` and `winners` (seats) by seat."""
     n = len(lineup)
     num_envs = int(min(games, num_envs or DEFAULT_ENVS))
     batch = BatchedEnv(env_name, num_envs, num_players=n, seed=seed, shuffle_seats=False, **options)
@@ -156,7 +156,7 @@ def match(
     **options: Any,
 ) -> dict:
     """`hero` in one seat, rotated, against `others` (one spec for every other seat, or a list of n - 1) over
-    `games` games on the batched engine: `evaluate.match_result`'s figures, plus `by_seat` (the hero's win
+    `games` games on the batched engine: `outcomes.match_result`'s figures, plus `by_seat` (the hero's win
     share in each seat), `seed`, `num_envs`, `seconds` and `games_per_s`. `options` are the game's."""
     if isinstance(others, (str, Path)) or not isinstance(others, Sequence):
         others = [others] * (num_players - 1)

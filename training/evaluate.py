@@ -39,28 +39,10 @@ from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.core.rollout import Watcher, play
 from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegative_int, positive_int
-from snack_envs.training.ratings import add_places, display_names, fit_ratings, place_block
+from snack_envs.training.arena import solo
+from snack_envs.training.outcomes import Z95, match_result, mean_interval, wilson_interval  # noqa: F401 (re-exported)
+from snack_envs.training.ratings import display_names, fit_ratings
 from snack_envs.training.replay import Replay
-
-Z95 = 1.959963984540054
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float, float]:
-    a = np.asarray(values, dtype=float)
-    mean = float(a.mean()) if len(a) else 0.0
-    half = z * float(a.std(ddof=1)) / math.sqrt(len(a)) if len(a) > 1 else 0.0
-    return mean, mean - half, mean + half
-
 
 def play_game(env_name: str, policies: list[Policy], seed: int, watch: Watcher | None = None, **env_kwargs) -> dict:
     """One game with `policies[seat]` in each seat (seat 0 starts, seats not shuffled), played by
@@ -96,58 +78,6 @@ def head_to_head(
         result = play_game(env_name, lineup, seed=seed + g, num_players=num_players, **env_kwargs)
         outcomes.append(dict(result, hero_seat=hero_seat))
     return match_result(hero.name, villain.name, num_players, outcomes)
-
-
-def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]) -> dict:
-    """The figures of a match from its games, each a dict of `hero_seat`, `finished`, and by seat `scores`
-    and `winners` (seats, as `play_game` gives them).
-
-    `games` counts every game played; `wins` (sole), `ties` (a shared win) and `losses` the finished ones,
-    `unfinished` the games cut off at `max_steps`, which are left out of the win rate, the mean scores and
-    `places`. `win_rate` is the hero's share of the wins over the finished games, a win shared by k seats
-    counting 1/k (even: `even` = 1/n; 1/n with the interval [0, 1] when no game finished), with its 95%
-    Wilson interval. `places[k]` counts the finished games the hero ended (k+1)-th: the winners first, then
-    by score, a place shared with others split among them (`ratings.place_block`, `ratings.add_places`;
-    the ratings' input)."""
-    points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
-    wins = ties = losses = 0
-    places = [0.0] * num_players
-    for outcome in outcomes:
-        if not outcome["finished"]:
-            unfinished += 1
-            continue
-        hero_seat, winners, scores = outcome["hero_seat"], list(outcome["winners"]), list(outcome["scores"])
-        if hero_seat in winners and len(winners) == 1:
-            wins += 1
-            points += 1
-        elif hero_seat in winners:
-            ties += 1
-            points += 1 / len(winners)
-        else:
-            losses += 1
-        add_places(places, *place_block(hero_seat, scores, winners))
-        hero_scores.append(scores[hero_seat])
-        villain_scores += [s for i, s in enumerate(scores) if i != hero_seat]
-    games = len(outcomes)
-    finished = games - unfinished
-    low, high = wilson_interval(points, finished)
-    return {
-        "hero": hero,
-        "villain": villain,
-        "num_players": num_players,
-        "even": 1 / num_players,
-        "games": games,
-        "finished": finished,
-        "wins": wins,
-        "ties": ties,
-        "losses": losses,
-        "unfinished": unfinished,
-        "win_rate": points / finished if finished else 1 / num_players,
-        "win_rate_ci95": [low, high],
-        "places": places,
-        "hero_mean_score_ci95": list(mean_interval(hero_scores)),
-        "villain_mean_score_ci95": list(mean_interval(villain_scores)),
-    }
 
 
 def fit_elo(names: list[str], matches: list[dict], anchor: str | None = "random") -> dict[str, float]:
@@ -294,8 +224,6 @@ def heatmap(results: dict, path: Path) -> None:
 
 def solo_scores(env_name: str, agents: dict[str, Policy], games: int, seed: int, progress=None) -> dict:
     """Each agent alone over the same `games` deals (`arena.solo`): mean score, 95% interval and ranks."""
-    from snack_envs.training.arena import solo
-
     results = {}
     for spec, agent in agents.items():
         results[spec] = solo(env_name, agent, games, seed)
