@@ -34,6 +34,7 @@ from pathlib import Path
 
 from snack_envs.checkpoints import write_json_atomic
 from snack_envs.training.cli import ArgumentParser, command
+from snack_envs.training.outcomes import eval_figures
 
 COLUMNS = ["timesteps", "stage", "stage_timesteps", "opponent", "num_players", "even_share", "win_rate",
            "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished", "kind"]
@@ -115,11 +116,7 @@ def read_curve(run_dir: str | Path) -> list[dict]:
         if final:
             last = final["timesteps"]
             for key, r in final.get("evaluation", {}).items():
-                if "win_rate" in r:
-                    rows.append(row(last, key, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0],
-                                    r.get("unfinished", 0), "final"))
-                else:  # solo (`arena.solo`): a mean score alone
-                    rows.append(row(last, key, "", "", "", r["mean_score_ci95"][0], r.get("unfinished", 0), "final"))
+                rows.append(row(last, key, *eval_figures(r), r.get("unfinished", 0), "final"))
         offset += last  # where the next stage starts, should its metadata not say
     return rows
 

@@ -1,6 +1,7 @@
 """The figures of a set of game outcomes: 95% intervals (Wilson for win shares, normal for means) and a
 match's result (`match_result`), shared by the game-by-game matches (training/evaluate.py) and the batched
-arena (training/arena.py)."""
+arena (training/arena.py); and how a run's evaluation reads either a match's result or a solo one
+(`arena.solo`: a mean score, no win rate)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,16 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
         "hero_mean_score_ci95": list(mean_interval(hero_scores)),
         "villain_mean_score_ci95": list(mean_interval(villain_scores)),
     }
+
+
+def is_solo(result: dict) -> bool:
+    """Whether an evaluation result is a solo one (`arena.solo`: a mean score, no win rate)."""
+    return "win_rate" not in result
+
+
+def eval_figures(result: dict) -> tuple:
+    """A match's or a solo result's (win rate, its 95% interval's low and high, mean score): the columns of a
+    run's eval.csv and of a learning curve. Solo has no win rate: those three are empty strings."""
+    if is_solo(result):
+        return "", "", "", result["mean_score_ci95"][0]
+    return result["win_rate"], *result["win_rate_ci95"], result["hero_mean_score_ci95"][0]

@@ -42,6 +42,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.config import CONFIG_DIR, player_counts
 from snack_envs.training.arena import match, solo
 from snack_envs.training.evaluate import head_to_head
+from snack_envs.training.outcomes import eval_figures, is_solo
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -302,11 +303,6 @@ def evaluate_final(hero: Policy, config: dict, stop: StopSignals, stopped_line: 
 EVAL_CSV_HEADER = ["timesteps", "opponent", "win_rate", "win_rate_ci95_low", "win_rate_ci95_high", "mean_score", "unfinished"]
 
 
-def is_solo(result: dict) -> bool:
-    """Whether an evaluation result is a solo one (`arena.solo`: a mean score, no win rate)."""
-    return "win_rate" not in result
-
-
 def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
     """Evaluation results to eval.csv, TensorBoard (`log_scalar(tag, value)`) and the progress line. A solo
     result has no win rate: its row leaves those cells empty, and its scalar is "eval/mean_score_<key>"."""
@@ -322,10 +318,7 @@ def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
         if new:
             writer.writerow(EVAL_CSV_HEADER)
         for spec, r in results.items():
-            if is_solo(r):
-                writer.writerow([steps, spec, "", "", "", r["mean_score_ci95"][0], r["unfinished"]])
-            else:
-                writer.writerow([steps, spec, r["win_rate"], *r["win_rate_ci95"], r["hero_mean_score_ci95"][0], r["unfinished"]])
+            writer.writerow([steps, spec, *eval_figures(r), r["unfinished"]])
     print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {r['mean_score_ci95'][0]:.1f}" if is_solo(r)
                                              else f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
 

@@ -24,7 +24,8 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command
 from snack_envs.training.config import load_config, load_run_config, recipe_name
-from snack_envs.training.run import default_run_dir, is_solo
+from snack_envs.training.outcomes import is_solo
+from snack_envs.training.run import default_run_dir
 
 
 @command("snack-train")
