@@ -243,6 +243,9 @@ SCHEMA: dict[str, Any] = {
     "imitation": {
         "games": _num(0, 10**7, integer=True),
         "epochs": _num(1, 1000, integer=True),
+        "dagger_rounds": _num(0, 1000, integer=True),
+        "dagger_games": _num(1, 10**7, integer=True),
+        "dagger_epochs": _num(1, 1000, integer=True),
     },
     "keep_at": _keep_at,
     "stages": _stages,

@@ -517,6 +517,53 @@ def test_imitation_clones_the_heuristic_into_a_fresh_policy():
     assert agreement() > max(0.6, before + 0.2)  # it generalises to games it did not see
 
 
+def test_a_dagger_round_plays_the_students_moves_and_labels_each_state_with_the_heuristics_choice():
+    """DAgger's data: the student's own games (replaying its actions from the same seeds gives the same
+    observations), every state labelled with what the heuristic plays there, and each game's final reward."""
+    from snack_envs.agents import heuristic_policy
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+    from snack_envs.training.imitate import agreement, collect
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
+    games, seed = 4, 11
+    data = collect(SelfPlayEnv(config), config, games=games, seed=seed, student=RandomPolicy(seed=3))
+    n = len(data["actions"])
+    teacher = heuristic_policy("snack_wars_v0", 2)
+    assert [teacher.act(obs, mask) for obs, mask in zip(data["observations"], data["masks"])] == data["actions"].tolist()
+    assert data["masks"][np.arange(n), data["played"]].all()
+    assert 0.0 < agreement(data) < 0.8  # a random student: its moves are not the heuristic's
+    assert agreement(data) == pytest.approx(float((data["played"] == data["actions"]).mean()))
+
+    env, t, finals = SelfPlayEnv(config), 0, []
+    for game in range(games):  # the states are those the student's moves led to
+        obs, _ = env.reset(seed=seed + game)
+        done = False
+        while not done:
+            assert np.array_equal(obs, data["observations"][t])
+            obs, reward, terminated, truncated, _ = env.step(int(data["played"][t]))
+            done, t = terminated or truncated, t + 1
+        finals.append(reward)
+    assert t == n and data["finals"].tolist() == finals
+
+
+def test_dagger_rounds_refit_the_clone_on_all_the_samples_so_far_and_report_its_progress(tmp_path, capsys):
+    from snack_envs.training.backends.sb3 import train
+
+    run = tmp_path / "dagger"
+    train(load_config("snack_wars", ["timesteps=64", "n_envs=1", "algo.n_steps=64", "algo.batch_size=64",
+                                     "eval.every=1000000", "eval.games=2", "eval.final_games=2", "algo.net_arch=[32]",
+                                     "imitation.games=6", "imitation.epochs=2", "imitation.dagger_rounds=2",
+                                     "imitation.dagger_games=3", "imitation.dagger_epochs=1"]), run)
+    stats = json.loads((run / "final.json").read_text())["imitation"]
+    rounds = stats["dagger"]
+    assert [r["round"] for r in rounds] == [1, 2] and all(r["games"] == 3 for r in rounds)
+    assert stats["samples"] < rounds[0]["samples"] < rounds[1]["samples"]  # each round adds its samples to the rest
+    per_game = stats["samples"] / 6
+    assert 0.5 * per_game < (rounds[1]["samples"] - rounds[0]["samples"]) / 3 < 2 * per_game
+    assert all(0.0 <= r["agreement"] <= 1.0 and 0.0 <= r["accuracy"] <= 1.0 for r in rounds)
+    assert "DAgger round 2: the clone agreed with the heuristic on" in capsys.readouterr().out
+
+
 def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives_it():
     """Snack Time's heuristic rates several pipe placements equally best; the samples carry that set
     (the played action first among them) and cloning counts a prediction anywhere in it as right."""
