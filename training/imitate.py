@@ -166,7 +166,7 @@ def kickstart(model, config: dict, make_env: Callable) -> dict | None:
     print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "
           f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
     rounds = []
-    for r in range(1, settings.get("dagger_rounds", 0) + 1):  # a run from before DAgger has no such keys
+    for r in range(1, settings.get("dagger_rounds", 0) + 1):
         games = settings["dagger_games"]
         student = CheckpointPolicy(model, "student")
         visited = play(games, config["seed"] + 100_000_000 * r, student)
