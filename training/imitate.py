@@ -27,8 +27,8 @@ fits the policy again on them all (`dagger_epochs` epochs):
     imitation: {games: 4000, epochs: 6, dagger_rounds: 4, dagger_games: 1000, dagger_epochs: 2}
 
 Each round reports how often the clone's own choice was one the heuristic
-would have made, and the clone's mean final reward in its games (in solo
-Snack Time with reward `score`, its mean score): the progress DAgger makes.
+would have made, and the clone's mean final reward in its games (with reward
+`score`, its mean score over the game's score scale): the progress DAgger makes.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
     policy = model.policy
     policy.set_training_mode(True)
     optimizer = torch.optim.Adam(policy.parameters(), lr=lr)
-    tensors = {k: torch.as_tensor(data[k]) for k in ("observations", "masks", "actions", "returns", "targets") if k in data}
+    tensors = {k: torch.as_tensor(v) for k, v in data.items()}
     n = len(data["actions"])
     rng = np.random.default_rng(seed)
     for _ in range(epochs):
@@ -165,10 +165,9 @@ def kickstart(model, config: dict, make_env: Callable) -> dict | None:
     stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
     print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "
           f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
-    rounds = []
+    rounds, student = [], CheckpointPolicy(model, "student")  # plays the model as it is refitted
     for r in range(1, settings.get("dagger_rounds", 0) + 1):
         games = settings["dagger_games"]
-        student = CheckpointPolicy(model, "student")
         visited = play(games, config["seed"] + 100_000_000 * r, student)
         rounds.append({"round": r, "games": games, "agreement": round(agreement(visited), 4),
                        "mean_final_reward": round(float(visited["finals"].mean()), 4)})
