@@ -1,0 +1,43 @@
+"""The benchmark scripts still run against today's code: each, at its smallest size, exits 0 and prints a
+row per thing it measures. Their figures are not checked (speed is never asserted in tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_benchmark(script: str, *args: str) -> str:
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def test_batched_prints_each_env():
+    out = run_benchmark("batched.py", "--seconds", "0.02", "--batches", "2", "--no-compile",
+                        "--envs", "snack_rabbits_v0", "speed_snacks_v1")
+    assert [line.split()[0] for line in out.splitlines() if line.split()[:1] in (["snack_rabbits_v0"], ["speed_snacks_v1"])] \
+        == ["snack_rabbits_v0", "speed_snacks_v1"]
+
+
+def test_random_play_prints_each_env_beside_connect_four():
+    out = run_benchmark("random_play.py", "--steps", "100", "--rounds", "1", "--envs", "snack_wars_v0")
+    assert "connect_four_v3" in out and "snack_wars_v0 raw_env()" in out
+
+
+def test_solo_headroom_pairs_every_player_on_the_same_games():
+    out = run_benchmark("solo_headroom.py", "--games", "2", "--budgets", "4:1:1")
+    rows = {line[:18].strip(): line[18:].split() for line in out.splitlines()[2:]}
+    assert list(rows) == ["heuristic", "agent", "search 4:1:1"]
+    assert rows["heuristic"][3:6] == ["0.0", "[0.0,", "0.0]"]  # its difference to itself
+    for name in ("agent", "search 4:1:1"):  # paired: the mean difference is the difference of the means
+        assert abs(float(rows[name][3]) - (float(rows[name][0]) - float(rows["heuristic"][0]))) <= 0.11
+
+
+def test_training_speed_prints_each_path():
+    out = run_benchmark("training_speed.py", "--timesteps", "2048")
+    assert all(path in out for path in ("dummy, 8 envs", "batched, 64 envs", "free VecEnv"))
