@@ -89,12 +89,13 @@ def run(config: dict, vec, timesteps: int) -> tuple[float, float]:
     """(training steps/s, share of wall time in the envs) of one MaskablePPO run."""
     from sb3_contrib import MaskablePPO
 
+    from snack_envs.training.backends.sb3 import policy_for, ppo_settings
+
     timed = Timed(vec)
-    algo = dict(config["algo"])
-    net_arch = algo.pop("net_arch")
-    algo.pop("policy", None)
+    policy, policy_kwargs = policy_for(config["env"]["name"], config["algo"])  # an MLP, or the grid network
+    algo = ppo_settings(config["algo"])
     algo["n_steps"] = 2048 // vec.num_envs
-    model = MaskablePPO("MlpPolicy", vec, seed=0, device="cpu", verbose=0, policy_kwargs={"net_arch": net_arch}, **algo)
+    model = MaskablePPO(policy, vec, seed=0, device="cpu", verbose=0, policy_kwargs=policy_kwargs, **algo)
     start = time.perf_counter()
     model.learn(timesteps)
     wall = time.perf_counter() - start

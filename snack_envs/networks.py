@@ -40,6 +40,10 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 
+# The trunk's size unless a config says otherwise (`algo.grid`): channels per cell, one residual block per dilation.
+GRID_DEFAULTS = {"channels": 32, "dilations": [1, 2]}
+
+
 def symlog(x: torch.Tensor) -> torch.Tensor:
     """sign(x) * log(1 + |x|): flags stay near 1, counts and scores up to hundreds stay below 6."""
     return torch.sign(x) * torch.log1p(torch.abs(x))
@@ -68,8 +72,9 @@ class GridExtractor(BaseFeaturesExtractor):
     observation), "cell_actions": [[base, per_cell], ...], optionally "features": "module:function"
     computing more planes (batch, planes, H, W) from the observation batch, with no weights}."""
 
-    def __init__(self, observation_space: spaces.Box, num_actions: int, grid: dict, channels: int = 32,
-                 dilations: tuple[int, ...] = (1, 2), global_dim: int = 128, value_dim: int = 128):
+    def __init__(self, observation_space: spaces.Box, num_actions: int, grid: dict,
+                 channels: int = GRID_DEFAULTS["channels"], dilations: tuple[int, ...] = tuple(GRID_DEFAULTS["dilations"]),
+                 global_dim: int = 128, value_dim: int = 128):
         super().__init__(observation_space, num_actions + value_dim)
         self.height, self.width = grid["height"], grid["width"]
         cells = self.height * self.width
@@ -142,8 +147,9 @@ class _Split(nn.Module):
 class GridPolicy(MaskableActorCriticPolicy):
     """MaskablePPO policy whose logits come straight from GridExtractor (no action layer on top)."""
 
-    def __init__(self, observation_space, action_space, lr_schedule, grid: dict, channels: int = 32,
-                 dilations: tuple[int, ...] = (1, 2), **kwargs):
+    def __init__(self, observation_space, action_space, lr_schedule, grid: dict,
+                 channels: int = GRID_DEFAULTS["channels"], dilations: tuple[int, ...] = tuple(GRID_DEFAULTS["dilations"]),
+                 **kwargs):
         kwargs.setdefault("ortho_init", False)
         self.num_actions = int(action_space.n)
         kwargs["features_extractor_class"] = GridExtractor

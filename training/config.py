@@ -224,6 +224,7 @@ SCHEMA: dict[str, Any] = {
         "max_grad_norm": _num(0, 100),
         "net_arch": _int_list,
         "policy": _choice("mlp", "grid"),
+        "grid": {"channels": _num(1, 1024, integer=True), "dilations": _int_list},
     },
     "opponents": {
         "random": _num(0, 1),
@@ -269,7 +270,7 @@ STAGE_SOURCE_KEYS = ("start", "average", "select")
 # The stages that train nothing: their weights are other stages' (averaged, or one picked).
 NO_TRAINING = ("average", "select")
 # Keys every stage of a recipe must share: a stage starts from the weights of the one before it.
-SHARED_BY_STAGES = (("env", "name"), ("algo", "policy"), ("algo", "net_arch"))
+SHARED_BY_STAGES = (("env", "name"), ("algo", "policy"), ("algo", "net_arch"), ("algo", "grid"))
 
 
 def validate(config: dict[str, Any], schema: dict[str, Any] = SCHEMA, prefix: str = "") -> dict[str, Any]:
@@ -614,6 +615,14 @@ def grid_spec(env_name: str) -> dict | None:
     return getattr(specs.get(env_name).module("observation"), "GRID", None)
 
 
+def grid_size(algo: dict) -> dict:
+    """The size of `algo.policy: grid`'s network: `algo.grid` over GridPolicy's defaults (a config
+    written before algo.grid existed has none). Imports torch: for grid configs only."""
+    from snack_envs.networks import GRID_DEFAULTS
+
+    return {**GRID_DEFAULTS, **(algo.get("grid") or {})}
+
+
 def _required(config):
     for key, rule in SCHEMA.items():
         if key in ("extends", "init_from", "stages", "keep_at"):
@@ -622,7 +631,7 @@ def _required(config):
             yield "", key
         elif isinstance(rule, dict):
             for sub in rule:
-                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "final_games"):
+                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "grid", "final_games"):
                     yield key, sub
 
 
@@ -702,3 +711,6 @@ def _check_init_from(config: dict) -> None:
         if ours_kind != their_kind or ours_kind == "mlp" and list(algo["net_arch"]) != list(theirs.get("net_arch", [])):
             raise ConfigError(f"init_from={config['init_from']!r}: its network (policy {their_kind}, net_arch "
                               f"{theirs.get('net_arch')}) is not algo.policy={ours_kind}, algo.net_arch={algo['net_arch']}")
+        if ours_kind == "grid" and grid_size(algo) != grid_size(theirs):
+            raise ConfigError(f"init_from={config['init_from']!r}: its grid network ({grid_size(theirs)}) is not "
+                              f"algo.grid={grid_size(algo)}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,29 @@ def test_snack_eval_rates_agents_alone_by_their_solo_scores(tmp_path, capsys):
     assert sum(int(csv_rows[0][rank]) for rank in results["agents"]["random"]["ranks"]) == 6
     assert not (out / "head_to_head.png").exists()
     evaluate.main(["--env", "snack_time_v0", "--num-players", "1", "--agents", "heuristic", "--games", "2"])  # one agent will do
+
+
+def test_algo_grid_sizes_the_convolutional_network_and_init_from_checks_it(tmp_path):
+    """`algo.grid` (channels, one residual block per dilation) reaches the trained network; a run that
+    starts from it must ask for the same size, and a checkpoint from before algo.grid counts as the default."""
+    from snack_envs.checkpoints import load_policy
+    from snack_envs.core.game import ConfigError
+    from snack_envs.training.config import load_config
+
+    config = tmp_path / "solo.yaml"
+    config.write_text(TINY_SOLO.replace("timesteps: 256", "timesteps: 128").replace(
+        "n_epochs: 1}", "n_epochs: 1, grid: {channels: 8, dilations: [1, 3, 1]}}"))
+    run = tmp_path / "run"
+    train_cli.main(["--config", str(config), "--run-dir", str(run)])
+    extractor = load_policy(run / "final.zip", env_name="snack_time_v0", num_players=1).model.policy.features_extractor
+    assert extractor.stem.out_channels == 8 and [b.conv1.dilation for b in extractor.blocks] == [(1, 1), (3, 3), (1, 1)]
+
+    start = [f"init_from={run / 'final.zip'}", "env.num_players=1"]
+    load_config(str(config), start)  # the same size: fine
+    with pytest.raises(ConfigError, match=r"its grid network \(\{'channels': 8, 'dilations': \[1, 3, 1\]\}\) is not "
+                                          r"algo\.grid=\{'channels': 16, 'dilations': \[1, 3, 1\]\}"):
+        load_config(str(config), [*start, "algo.grid.channels=16"])
+    shipped = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_time_v0.zip"  # trained before algo.grid: 32 channels, [1, 2]
+    load_config("snack_time", [f"init_from={shipped}"])
+    with pytest.raises(ConfigError, match=r"its grid network \(\{'channels': 32, 'dilations': \[1, 2\]\}\)"):
+        load_config("snack_time", [f"init_from={shipped}", "algo.grid.dilations=[1, 2, 4]"])

@@ -223,19 +223,25 @@ def start_from(model, path: Path, config: dict, run_dir: Path | None = None, rec
     try:
         model.set_parameters(str(path), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:  # another network shape
-        raise CheckpointError(f"init_from={path}: its network does not match algo.policy and algo.net_arch ({error})") from error
+        raise CheckpointError(f"init_from={path}: its network does not match algo.policy, algo.net_arch and algo.grid ({error})") from error
     return meta.get("lineage", []) + [lineage_entry(path, meta, Path(run_dir or "."), recipe)]
 
 
-def policy_for(env_name: str, kind: str, net_arch: list[int]) -> tuple[Any, dict]:
-    """MaskablePPO's policy and policy_kwargs for `algo.policy`: an MLP (`net_arch`) or, for a game
-    on a grid, the convolutional GridPolicy (snack_envs/networks.py; `net_arch` unused)."""
-    if kind == "grid":
-        from snack_envs.networks import GridPolicy
-        from snack_envs.training.config import grid_spec
+def ppo_settings(algo: dict) -> dict:
+    """The config's `algo` less the network's keys (policy_for's): MaskablePPO's own arguments."""
+    return {k: v for k, v in algo.items() if k not in ("net_arch", "policy", "grid")}
 
-        return GridPolicy, {"grid": grid_spec(env_name)}
-    return "MlpPolicy", {"net_arch": net_arch}
+
+def policy_for(env_name: str, algo: dict) -> tuple[Any, dict]:
+    """MaskablePPO's policy and policy_kwargs for the config's `algo`: an MLP (`net_arch`) or, with
+    `policy: grid`, for a game on a grid, the convolutional GridPolicy (snack_envs/networks.py) of
+    `algo.grid`'s size."""
+    if algo.get("policy", "mlp") == "grid":
+        from snack_envs.networks import GridPolicy
+        from snack_envs.training.config import grid_size, grid_spec
+
+        return GridPolicy, {"grid": grid_spec(env_name), **grid_size(algo)}
+    return "MlpPolicy", {"net_arch": algo["net_arch"]}
 
 
 def train(config: dict, run_dir: Path, resume: bool = False, recipe: dict | None = None,
@@ -279,18 +285,17 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
     try:
         for path in state["snapshots"]:
             vec.env_method("add_snapshot", str(run_dir / "snapshots" / Path(path).name))
-        algo = dict(config["algo"])
-        net_arch = algo.pop("net_arch")
+        algo = ppo_settings(config["algo"])
         if resume:
             # The config's scalar settings win over those saved in the model, so a resumed run can be
             # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
-            scalars = {k: v for k, v in algo.items() if k not in ("n_steps", "policy")}
+            scalars = {k: v for k, v in algo.items() if k != "n_steps"}
             model = MaskablePPO.load(checkpoint, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
                                      custom_objects=scalars)
             model.set_random_seed(seed)  # load seeds torch and the action space from the run's seed again
             state["timesteps"] = model.num_timesteps
         else:
-            policy, policy_kwargs = policy_for(config["env"]["name"], algo.pop("policy", "mlp"), net_arch)
+            policy, policy_kwargs = policy_for(config["env"]["name"], config["algo"])
             model = MaskablePPO(policy, vec, seed=config["seed"], device="cpu", verbose=0, tensorboard_log=str(run_dir / "tb"),
                                 policy_kwargs=policy_kwargs, **algo)
             if config.get("init_from"):
