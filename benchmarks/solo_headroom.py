@@ -25,6 +25,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from snack_envs.snack_time.search import SearchPolicy  # noqa: E402
 from snack_envs.training.arena import play_games, resolve  # noqa: E402
+from snack_envs.training.outcomes import mean_interval  # noqa: E402
 
 ENV = "snack_time_v0"
 
@@ -39,9 +40,8 @@ def scores(player, games: int, options: dict) -> tuple[np.ndarray, float]:
 
 
 def interval(x: np.ndarray) -> str:
-    x = x[~np.isnan(x)]
-    half = 1.96 * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return f"{x.mean():6.1f} [{x.mean() - half:.1f}, {x.mean() + half:.1f}]"
+    mean, low, high = mean_interval(x[~np.isnan(x)])
+    return f"{mean:6.1f} [{low:.1f}, {high:.1f}]"
 
 
 def main() -> None:
