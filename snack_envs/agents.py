@@ -4,8 +4,8 @@ A policy is any object with `act(observation, action_mask) -> int` (the two
 arrays of an env's observation dict) and `reset(seed)` (called at the start of
 each game, so stochastic policies are reproducible). `make_policy(spec, ...)`
 builds one from a short spec: "random", "heuristic", "lookahead" (`snack_envs.lookahead`: it
-plays from the env's game, not the observation; see `uses_game`), "search" (Snack Time only:
-`snack_envs.snack_time.search`, also from the game), a checkpoint `.zip` (Stable-Baselines3) or an
+plays from the env's game, not the observation; see `uses_game`), "search" (Snack Time and Snack
+Wars: `snack_envs.search`, also from the game), a checkpoint `.zip` (Stable-Baselines3) or an
 RLlib checkpoint folder.
 """
 
@@ -60,7 +60,7 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
 
         return LookaheadPolicy(env_name, num_players, seed, **env_options)
     if spec == "search":
-        from snack_envs.snack_time.search import SearchPolicy
+        from snack_envs.search import SearchPolicy
 
         return SearchPolicy(env_name, num_players, seed, **env_options)
     if Path(spec).is_dir():  # an RLlib checkpoint folder (snack-train --backend rllib)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -29,13 +31,15 @@ def test_random_play_prints_each_env_beside_connect_four():
     assert "connect_four_v3" in out and "snack_wars_v0 raw_env()" in out
 
 
-def test_solo_headroom_pairs_every_player_on_the_same_games():
-    out = run_benchmark("solo_headroom.py", "--games", "2", "--budgets", "4:1:1")
+@pytest.mark.parametrize("env, budget, zero, rounding", [("snack_time_v0", "4:1:1", "0.0", 0.11),
+                                                          ("snack_wars_v0", "16", "0.000", 0.0011)])
+def test_search_headroom_pairs_every_player_on_the_same_games(env, budget, zero, rounding):
+    out = run_benchmark("search_headroom.py", "--env", env, "--games", "4", "--budgets", budget)
     rows = {line[:18].strip(): line[18:].split() for line in out.splitlines()[2:]}
-    assert list(rows) == ["heuristic", "agent", "search 4:1:1"]
-    assert rows["heuristic"][3:6] == ["0.0", "[0.0,", "0.0]"]  # its difference to itself
-    for name in ("agent", "search 4:1:1"):  # paired: the mean difference is the difference of the means
-        assert abs(float(rows[name][3]) - (float(rows[name][0]) - float(rows["heuristic"][0]))) <= 0.11
+    assert list(rows) == ["heuristic", "agent", f"search {budget}"]
+    assert rows["heuristic"][3:6] == [zero, f"[{zero},", f"{zero}]"]  # its difference to itself
+    for name in ("agent", f"search {budget}"):  # paired: the mean difference is the difference of the means
+        assert abs(float(rows[name][3]) - (float(rows[name][0]) - float(rows["heuristic"][0]))) <= rounding
 
 
 def test_training_speed_prints_each_path():

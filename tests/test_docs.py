@@ -28,7 +28,7 @@ API_PAGES = {  # page -> a name its module defines
     "checkpoints": "load_policy",
     "opponents": "OpponentMix",
     "lookahead": "LookaheadPolicy",
-    "snack_time.search": "SearchPolicy",
+    "search": "SearchPolicy",
     "single_agent": "SingleAgentEnv",
     "core.env": "TurnBasedEnv",
     "core.game": "IllegalActionError",

@@ -25,8 +25,8 @@ partial configs; stage k's config is the config (less `stages`) with stage k's
 keys merged over it (`stage_configs`), and every stage's whole config is
 checked on load, its errors naming `stages[i]` (i from 0: stage i + 1). A
 stage after the first starts from the final weights of the one before it (its
-`init_from`, set when it runs) and clones the heuristic only where it sets
-`imitation.games` itself. Three keys only a stage may set make a recipe a tree
+`init_from`, set when it runs) and imitates (clones a teacher, runs DAgger)
+only where it sets `imitation.games` or `imitation.dagger_rounds` itself. Three keys only a stage may set make a recipe a tree
 rather than a line: `start: {stage: K}` starts it from stage K's final weights
 instead (a branch), `start: {stage: K, timesteps: S}` from stage K's weights
 at S timesteps (its first update at or past S, which stage K then keeps in
@@ -207,7 +207,7 @@ SCHEMA: dict[str, Any] = {
         "options": _type(dict),
     },
     "seed": _num(0, 2**31 - 1, integer=True),
-    "timesteps": _num(1, 10**9, integer=True),
+    "timesteps": _num(0, 10**9, integer=True),
     "n_envs": _num(1, 256, integer=True),
     "vec_env": _choice("dummy", "subproc", "batched"),
     "torch_threads": _num(1, 64, integer=True),
@@ -242,11 +242,13 @@ SCHEMA: dict[str, Any] = {
     "output_dir": _type(str),
     "init_from": _type(str, optional=True),
     "imitation": {
+        "teacher": _choice("heuristic", "search"),
         "games": _num(0, 10**7, integer=True),
         "epochs": _num(1, 1000, integer=True),
         "dagger_rounds": _num(0, 1000, integer=True),
         "dagger_games": _num(1, 10**7, integer=True),
         "dagger_epochs": _num(1, 1000, integer=True),
+        "workers": _num(1, 256, integer=True),
     },
     "keep_at": _keep_at,
     "stages": _stages,
@@ -432,7 +434,7 @@ def _nested(a: tuple, b: tuple) -> bool:
 
 def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The whole config of each stage of a recipe (`stages:`), in order; `[config]` for a config without.
-    Stage k > 1 clones the heuristic only where it sets `imitation.games`, and starts from the weights
+    Stage k > 1 imitates only where it sets `imitation.games` or `imitation.dagger_rounds`, and starts from the weights
     `stage_source` names: its `init_from` is None here, set by the recipe's run (training/recipe.py). A stage
     that a later one starts from at S timesteps (`start: {stage, timesteps: S}`) has S in its `keep_at`."""
     base = {key: value for key, value in config.items() if key != "stages"}
@@ -446,8 +448,8 @@ def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
             full = {k: v for k, v in copy.deepcopy(out[picked_from - 1]).items() if k != "keep_at"}
         if i > 0:
             full["init_from"] = None
-            if "games" not in (stage.get("imitation") or {}):
-                full.setdefault("imitation", {})["games"] = 0
+            if not {"games", "dagger_rounds"} & set(stage.get("imitation") or {}):
+                full.setdefault("imitation", {}).update(games=0, dagger_rounds=0)
         out.append(full)
     for stage in config["stages"]:
         start, select = stage.get("start") or {}, stage.get("select") or {}
@@ -605,6 +607,12 @@ def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
     if config["algo"].get("policy") == "grid" and grid_spec(config["env"]["name"]) is None:
         raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
     _check_policies(config)
+    if (config.get("imitation") or {}).get("teacher") == "search":
+        from snack_envs.search import BUDGETS
+
+        if specs.get(config["env"]["name"]).rules_class.name not in BUDGETS:
+            raise ConfigError(f"imitation.teacher=search: the search bot plays Snack Time and Snack Wars only, "
+                              f"not {config['env']['name']}")
     if config.get("init_from") and not resume:
         _check_init_from(config)
     return config
@@ -631,7 +639,8 @@ def _required(config):
             yield "", key
         elif isinstance(rule, dict):
             for sub in rule:
-                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "grid", "final_games"):
+                if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "grid", "final_games",
+                                                          "teacher", "workers"):
                     yield key, sub
 
 

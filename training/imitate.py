@@ -1,4 +1,4 @@
-"""Behaviour cloning: start a MaskablePPO policy by imitating the heuristic bot ("kickstarting").
+"""Behaviour cloning: start a MaskablePPO policy by imitating the heuristic bot ("kickstarting"), or the search bot.
 
     imitation: {games: 2000, epochs: 10}     # in a training config; games: 0 turns it off
 
@@ -29,6 +29,17 @@ fits the policy again on them all (`dagger_epochs` epochs):
 Each round reports how often the clone's own choice was one the heuristic
 would have made, and the clone's mean final reward in its games (with reward
 `score`, its mean score over the game's score scale): the progress DAgger makes.
+
+`teacher: search` (Snack Time, Snack Wars) labels with the search bot instead
+(`snack_envs.search`, its default budget: heuristic playouts from every legal
+action, about 0.07 s a decision in Snack Wars), whose choices are stronger than
+the heuristic's: expert iteration's step, where the network learns what a search
+finds. Its label is the set of actions sharing the best mean playout. With
+`init_from` it refines a trained policy: for instance DAgger rounds only, the
+checkpoint's own games labelled by the search,
+
+    init_from: checkpoints/snack_wars_v0.zip
+    imitation: {teacher: search, games: 500, epochs: 2, dagger_rounds: 3, dagger_games: 2000, dagger_epochs: 2}
 """
 
 from __future__ import annotations
@@ -41,15 +52,31 @@ import numpy as np
 from snack_envs.agents import heuristic_policy
 
 
-def collect(env, config: dict, games: int, seed: int, student=None) -> dict[str, np.ndarray]:
-    """The heuristic's decisions in `games` games of `env`, the training env (a SingleAgentEnv), which
-    this closes (see the module docstring). With a `student` (a Policy), the student plays the learner's
-    seat and the heuristic only labels the states it reaches (a DAgger round); the data then also holds
-    `played` (the student's actions) and `finals` (each game's final reward)."""
+def make_teacher(config: dict, num_players: int, seed: int):
+    """The config's `imitation.teacher` for `num_players` players: the heuristic, or the search bot."""
     env_cfg = config["env"]
-    teacher = heuristic_policy(env_cfg["name"], env.num_players, **env_cfg.get("options", {}))
+    options = env_cfg.get("options", {})
+    if (config.get("imitation") or {}).get("teacher", "heuristic") == "search":
+        from snack_envs.search import SearchPolicy
+
+        return SearchPolicy(env_cfg["name"], num_players, seed, **options)
+    return heuristic_policy(env_cfg["name"], num_players, **options)
+
+
+def collect(env, config: dict, games: int, seed: int, student=None) -> dict[str, np.ndarray]:
+    """The teacher's decisions in `games` games of `env`, the training env (a SingleAgentEnv), which
+    this closes (see the module docstring). With a `student` (a Policy), the student plays the learner's
+    seat and the teacher only labels the states it reaches (a DAgger round); the data then also holds
+    `played` (the student's actions) and `finals` (each game's final reward)."""
+    teacher = make_teacher(config, env.num_players, seed)
     gamma = config["algo"]["gamma"]
-    best_actions = getattr(teacher, "best_actions", None)
+    if getattr(teacher, "uses_game", False):  # the search: it labels from the game, the learner's seat
+        raw = env.raw
+
+        def best_actions(obs, mask):
+            return teacher.best_actions(raw.game, raw.agent_seats[env.learner])
+    else:
+        best_actions = getattr(teacher, "best_actions", None)
     observations, masks, actions, returns, targets, played, finals = [], [], [], [], [], [], []
     for game in range(games):
         obs, _ = env.reset(seed=seed + game)
@@ -142,39 +169,85 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
     return {"samples": n, "loss": total_loss / n, "accuracy": correct / n}
 
 
+def collect_in_workers(make_env: Callable, n: int, config: dict, games: int, seed: int, student=None,
+                       workers: int = 1) -> dict[str, np.ndarray]:
+    """`collect` in `make_env(n)`, its games split among `workers` processes: the same samples in the same
+    order as one process collects (game g is seeded seed + g wherever it is played). A student goes to the
+    workers as its model, saved to a temporary file."""
+    workers = max(1, min(workers, games))
+    if workers == 1:
+        return collect(make_env(n), config, games, seed, student)
+    import multiprocessing
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
+    from pathlib import Path
+
+    bounds = np.linspace(0, games, workers + 1).astype(int)
+    with tempfile.TemporaryDirectory() as folder:
+        path = None
+        if student is not None:
+            path = str(Path(folder) / "student.zip")
+            student.model.save(path)
+        jobs = [(make_env, n, config, int(b - a), seed + int(a), path) for a, b in zip(bounds[:-1], bounds[1:])]
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = list(pool.map(_collect_part, jobs))
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def _collect_part(job: tuple) -> dict[str, np.ndarray]:
+    """One worker's share of `collect_in_workers`."""
+    make_env, n, config, games, seed, student_path = job
+    student = None
+    if student_path is not None:
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        from snack_envs.checkpoints import CheckpointPolicy
+
+        torch.set_num_threads(1)
+        student = CheckpointPolicy(MaskablePPO.load(student_path, device="cpu"), "student")
+    return collect(make_env(n), config, games, seed, student)
+
+
 def kickstart(model, config: dict, make_env: Callable) -> dict | None:
-    """Clone the heuristic into a fresh model when the config asks for it, in games of `make_env(n)`
-    (the training env with n players; the games shared among the config's player counts), then run the
-    config's DAgger rounds; the stats, or None."""
+    """Clone the config's teacher (the heuristic, or the search) into the model when the config asks for it,
+    in games of `make_env(n)` (the training env with n players, picklable for `imitation.workers` > 1; the
+    games shared among the config's player counts), then run the config's DAgger rounds (with `games: 0`,
+    from the model as it is: refining a trained policy); the stats, or None."""
     from snack_envs.checkpoints import CheckpointPolicy
     from snack_envs.training.config import player_counts
 
     settings = config.get("imitation") or {}
-    if not settings.get("games"):
+    if not settings.get("games") and not settings.get("dagger_rounds"):
         return None
     started = time.time()
     counts = player_counts(config)
+    workers = settings.get("workers", 1)
 
     def play(games: int, seed: int, student=None) -> dict[str, np.ndarray]:
-        parts = [collect(make_env(n), config, len(range(i, games, len(counts))), seed + 7_000_000 * (i + 1), student)
-                 for i, n in enumerate(counts)]
+        parts = [collect_in_workers(make_env, n, config, len(range(i, games, len(counts))), seed + 7_000_000 * (i + 1),
+                                    student, workers) for i, n in enumerate(counts)]
         return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
-    data = play(settings["games"], config["seed"])
-    stats = clone(model, data, settings["epochs"], seed=config["seed"])
-    stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
-    print(f"imitation: {stats['samples']} heuristic decisions from {stats['games']} games, "
-          f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
+    teacher = settings.get("teacher", "heuristic")
+    data, stats = None, {"games": 0, "samples": 0}
+    if settings.get("games"):
+        data = play(settings["games"], config["seed"])
+        stats = clone(model, data, settings["epochs"], seed=config["seed"])
+        stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
+        print(f"imitation: {stats['samples']} {teacher} decisions from {stats['games']} games, "
+              f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
     rounds, student = [], CheckpointPolicy(model, "student")  # plays the model as it is refitted
     for r in range(1, settings.get("dagger_rounds", 0) + 1):
         games = settings["dagger_games"]
         visited = play(games, config["seed"] + 100_000_000 * r, student)
         rounds.append({"round": r, "games": games, "agreement": round(agreement(visited), 4),
                        "mean_final_reward": round(float(visited["finals"].mean()), 4)})
-        data = {key: np.concatenate([data[key], visited[key]]) for key in data}
+        data = {key: visited[key] if data is None else np.concatenate([data[key], visited[key]])
+                for key in ("observations", "masks", "actions", "returns", "targets") if key in visited}
         fit = clone(model, data, settings["dagger_epochs"], seed=config["seed"] + r)
         rounds[-1].update(samples=fit["samples"], accuracy=round(fit["accuracy"], 4), seconds=round(time.time() - started, 1))
-        print(f"imitation: DAgger round {r}: the clone agreed with the heuristic on {rounds[-1]['agreement']:.3f} of "
+        print(f"imitation: DAgger round {r}: the clone agreed with the {teacher} on {rounds[-1]['agreement']:.3f} of "
               f"its own decisions, mean final reward {rounds[-1]['mean_final_reward']:.2f}; refit on "
               f"{fit['samples']} decisions, accuracy {fit['accuracy']:.3f}, {rounds[-1]['seconds']:.0f} s", flush=True)
     if rounds:

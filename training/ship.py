@@ -27,7 +27,8 @@ verdict; other keys kept) and into the folder's README.md (`write_readme`), rewr
 metadata of every checkpoint there, the training notes ("note") included. Every match has a fixed
 seed (`--seed`), so a re-measure with the stored game counts gives the stored figures exactly
 (`tests/training/test_shipped_bar.py`, slow). A checkpoint in the folder is measured in place. One
-outside it (a run) is copied in, as `<env>.zip` (`<env>_solo.zip` if it plays only solo), only if it
+outside it (a run) is copied in, as `<env>.zip` (`<env>_solo.zip` if it plays only solo, `<env>_<n>p.zip`
+if only n of its game's several counts), only if it
 clears the bar at every count (`--force`: anyway, marked as missing it); when it misses, its figures
 are written beside it (`<run>/<name>.bar.json`) so that a long measure is not lost. `--dry-run`
 prints the figures and writes nothing.
@@ -389,9 +390,15 @@ def repository_lineage(meta: dict) -> dict:
 
 
 def published_name(meta: dict) -> str:
-    """The file a run is published as: `<env>.zip`, or `<env>_solo.zip` for one that plays only solo, which
-    must not replace the game's multi-player checkpoint."""
-    return f"{meta['env_name']}{'_solo' if player_counts(meta) == [1] else ''}.zip"
+    """The file a run is published as: `<env>.zip`; `<env>_solo.zip` for one that plays only solo, and
+    `<env>_<n>p.zip` for one that plays only n of the several counts its game seats: neither may replace
+    the game's checkpoint for every count."""
+    counts, rules = player_counts(meta), specs.get(meta["env_name"]).rules_class
+    if counts == [1]:
+        return f"{meta['env_name']}_solo.zip"
+    if len(counts) == 1 and rules.min_players < rules.max_players:
+        return f"{meta['env_name']}_{counts[0]}p.zip"
+    return f"{meta['env_name']}.zip"
 
 
 # --- the command ---------------------------------------------------------------------------------------------

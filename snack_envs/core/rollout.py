@@ -10,7 +10,7 @@ It drives a raw env of either API: an AEC env (turn-based games: the agent
 to act moves) or a ParallelEnv (simultaneous games: every agent in the
 episode moves each step), until the episode ends.
 
-A policy with `uses_game = True` (`GamePolicy`: `snack_envs.lookahead`, `snack_envs.snack_time.search`)
+A policy with `uses_game = True` (`GamePolicy`: `snack_envs.lookahead`, `snack_envs.search`)
 is asked `act_game(env.game, seat)` with its agent's seat instead of `act(observation, action_mask)`.
 """
 

@@ -925,6 +925,16 @@ class Kernel:
             self.events[b, e, 0] = names[event[0]]
             self.events[b, e, 1: len(event)] = event[1:]
 
+    # --- for the search bot (snack_envs.search) -----------------------------------------------------------
+    def hidden_pile(self, b: int) -> tuple[str, slice]:
+        """Where env b's deck lies (field, columns): the cards whose order no player sees."""
+        return "cards", slice(DECK0, DECK0 + int(self.G[b, DLEN]))
+
+    def forget_chance(self, b: int) -> None:
+        """Forget the dice env b rolled ahead (a deal rolls every round's at once, the reference's scripted
+        rolls): later rounds roll from the stream instead."""
+        self.G[b, RCOUNT] = 0
+
     def heuristic_actions(self, obs, mask):
         """`heuristic.HeuristicPolicy.act` for each row of observations [R, D] and masks [R, A] (int64 [R];
         -1 where no action is legal). The bot keeps no memory and draws no chance, so a row's action depends

@@ -639,6 +639,15 @@ class Kernel:
         _heuristic_state(np.asarray(seats, np.int64), out, self.food_copies, self.coll, self.raccoons, self.drawn,
                          self.phase, self.stolen, self.current, self.game_over)
 
+    # --- for the search bot (snack_envs.search) -----------------------------------------------------------
+    def hidden_pile(self, b: int) -> tuple[str, slice]:
+        """Where env b's draw pile lies (field, columns): the cards whose order no player sees."""
+        return "deck", slice(int(self.top[b]), NUM_CARDS)
+
+    def forget_chance(self, b: int) -> None:
+        """Nothing to forget: Snack Wars draws no chance ahead (the pile's order is its only hidden chance,
+        and the reshuffles of the discard pile draw from the stream as they come)."""
+
     # --- the reference engine ---------------------------------------------------------------------------
     def outcomes(self, b: int) -> dict:
         """The last step's reshuffle order (the only chance of a step; the draws follow the deck, which

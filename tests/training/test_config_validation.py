@@ -33,10 +33,12 @@ WARS = ROOT / "checkpoints" / "snack_wars_v0.zip"
         (["env.reward=wins"], r"reward='wins' is not one of"),
         (["imitation.dagger_rounds=-1"], r"imitation\.dagger_rounds=-1 is out of range \[0, 1000\]"),
         (["imitation.dagger_game=3"], r"unknown config key 'imitation\.dagger_game' \(did you mean 'imitation\.dagger_games'\?\)"),
+        (["imitation.teacher=lookahead"], r"imitation\.teacher='lookahead' is not one of"),
+        (["imitation.teacher=search"], r"imitation\.teacher=search: the search bot plays Snack Time and Snack Wars only, not snack_rabbits_v0"),
     ],
     ids=["misspelt-policy", "missing-checkpoint", "checkpoint-of-another-game", "twice", "init-from-missing",
          "init-from-another-game", "init-from-another-network", "unknown-option", "bad-option-value", "bad-reward",
-         "dagger-rounds-out-of-range", "dagger-key-misspelt"],
+         "dagger-rounds-out-of-range", "dagger-key-misspelt", "unknown-teacher", "search-teacher-for-rabbits"],
 )
 def test_a_bad_policy_checkpoint_or_option_fails_on_load(overrides, message):
     with pytest.raises(ConfigError, match=message):

@@ -125,8 +125,8 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     copied.with_suffix(".json").rename(run.with_suffix(".json"))
     out = tmp_path / "published"
     quick = [str(run), "--games", "4", "--lookahead-games", "2", "--out", str(out)]
-    ship.main(quick)
-    assert "bar missed: not published" in capsys.readouterr().out and not (out / "snack_wars_v0.zip").exists()
+    ship.main(quick)  # it plays 2 of the game's 2-5 players: published beside the game's checkpoint, as _2p
+    assert "bar missed: not published" in capsys.readouterr().out and not (out / "snack_wars_v0_2p.zip").exists()
     kept = json.loads(run.with_suffix(".bar.json").read_text())  # the figures of the missed bar stay by the run
     assert not kept["passed"] and set(kept["counts"]) == {"2"} and kept["counts"]["2"]["vs_heuristic"]["games"] == 4
     run.with_suffix(".bar.json").unlink()
@@ -136,19 +136,19 @@ def test_a_run_is_published_only_when_it_clears_the_bar_or_by_force(tmp_path, ca
     (run.parent / "eval.csv").write_text("timesteps,opponent,win_rate,win_rate_ci95_low,win_rate_ci95_high,mean_score,"
                                          "unfinished\n100,heuristic,0.25,0.1,0.4,3.0,0\n")
     ship.main([*quick, "--force"])
-    meta = json.loads((out / "snack_wars_v0.json").read_text())
-    assert (out / "snack_wars_v0.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
+    meta = json.loads((out / "snack_wars_v0_2p.json").read_text())
+    assert (out / "snack_wars_v0_2p.zip").read_bytes() == run.read_bytes() and not meta["bar"]["passed"]
     # a recipe's stage is named by the recipe and the stage, not by its path in the run's folder; a checkpoint
     # in the repository stays named
     assert meta["lineage"] == [{k: v for k, v in stages[0].items() if k != "checkpoint"}, stages[1]]
     assert "**not cleared**: vs heuristic: lower bound" in (out / "README.md").read_text()
     stored = meta["bar"]["counts"]["2"]  # named as published, so that a re-measure there gives the same figures
-    again = ship.measure_count(out / "snack_wars_v0.zip", 2, games=4, look_games=2, log=lambda line: None)
-    assert {stored[key]["hero"] for key in ship.MATCHES if key.startswith("vs_")} == {"snack_wars_v0"}
+    again = ship.measure_count(out / "snack_wars_v0_2p.zip", 2, games=4, look_games=2, log=lambda line: None)
+    assert {stored[key]["hero"] for key in ship.MATCHES if key.startswith("vs_")} == {"snack_wars_v0_2p"}
     for key in ship.MATCHES:
         assert ship.figures(again[key]) == ship.figures(stored[key]), key
-    curve = (out / "snack_wars_v0.curve.csv").read_text()  # the run's learning curve, published beside it
-    assert ",heuristic,2," in curve and "0.25" in curve and (out / "snack_wars_v0.curve.png").is_file()
+    curve = (out / "snack_wars_v0_2p.curve.csv").read_text()  # the run's learning curve, published beside it
+    assert ",heuristic,2," in curve and "0.25" in curve and (out / "snack_wars_v0_2p.curve.png").is_file()
 
 
 def test_the_readme_shows_snack_times_solo_rows_with_their_ranks(tmp_path):
@@ -168,6 +168,14 @@ def test_the_readme_shows_snack_times_solo_rows_with_their_ranks(tmp_path):
     assert f"| heuristic, Rat Snacks | 20 | {rat['mean_score_ci95'][0]:.1f} [" in readme
     assert "| solo | games | mean score [95% CI] | Near Perfect | Leaderboard |" in readme
     assert "| 2 | not measured |" in readme and "plays 1, 2 players" in readme
+
+
+def test_a_checkpoint_for_one_of_several_counts_is_published_under_its_own_name():
+    meta = {"env_name": "snack_wars_v0", "player_counts": [2]}
+    assert ship.published_name(meta) == "snack_wars_v0_2p.zip"
+    assert ship.published_name(dict(meta, player_counts=[2, 3, 4, 5])) == "snack_wars_v0.zip"
+    assert ship.published_name({"env_name": "snack_time_v0", "player_counts": [1]}) == "snack_time_v0_solo.zip"
+    assert ship.published_name({"env_name": "speed_snacks_v1", "player_counts": [2]}) == "speed_snacks_v1.zip"  # its only count
 
 
 def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alone(tmp_path):

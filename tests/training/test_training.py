@@ -24,6 +24,7 @@ torch = pytest.importorskip("torch")
 torch.set_num_threads(1)
 ENVS = list(snack_envs.ENV_NAMES)
 SIMULTANEOUS = [n for n in ENVS if specs.get(n).simultaneous]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class AlwaysLast:
@@ -562,6 +563,81 @@ def test_dagger_rounds_refit_the_clone_on_all_the_samples_so_far_and_report_its_
     assert 0.5 * per_game < (rounds[1]["samples"] - rounds[0]["samples"]) / 3 < 2 * per_game
     assert all(0.0 <= r["agreement"] <= 1.0 and 0.0 <= r["accuracy"] <= 1.0 for r in rounds)
     assert "DAgger round 2: the clone agreed with the heuristic on" in capsys.readouterr().out
+
+
+def test_the_search_teacher_labels_each_state_with_the_searchs_best_actions():
+    """`imitation.teacher: search`: every label is the search's (the first of its set of equally best
+    actions, from the game the learner sees), which is not always the heuristic's choice; its games
+    replay alike from the same seed."""
+    from snack_envs.agents import heuristic_policy
+    from snack_envs.search import SearchPolicy
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+    from snack_envs.training.imitate import collect
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0",
+                                        "opponents.random=0", "imitation.teacher=search"])
+    data = collect(SelfPlayEnv(config), config, games=6, seed=2, student=RandomPolicy(seed=1))
+    n = len(data["actions"])
+    targets = data["targets"]
+    assert targets[np.arange(n), data["actions"]].all() and not (targets & ~data["masks"]).any()
+    assert (np.argmax(targets, 1) == data["actions"]).all()
+    heuristic = heuristic_policy("snack_wars_v0", 2)
+    theirs = np.array([heuristic.act(obs, mask) for obs, mask in zip(data["observations"], data["masks"])])
+    choices = data["masks"].sum(1) > 1
+    assert 0.3 < (theirs == data["actions"])[choices].mean() < 0.95  # the search's labels, not the heuristic's
+    again = collect(SelfPlayEnv(config), config, games=6, seed=2, student=RandomPolicy(seed=1))
+    assert np.array_equal(again["actions"], data["actions"])
+
+    env = SelfPlayEnv(config)  # a label is the search's choice in the learner's game (seeded as collect seeds it)
+    env.reset(seed=2)
+    search = SearchPolicy("snack_wars_v0", 2, seed=2)
+    assert data["actions"][0] == search.act_game(env.raw.game, env.raw.agent_seats[env.learner])
+
+
+def test_collecting_in_workers_gives_the_samples_one_process_gives():
+    """`imitation.workers`: the games split among processes, the student sent as its saved model: the same
+    samples in the same order as collecting in this process."""
+    from functools import partial
+
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.checkpoints import CheckpointPolicy
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+    from snack_envs.training.imitate import collect, collect_in_workers
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
+    student = CheckpointPolicy(MaskablePPO.load(ROOT / "checkpoints" / "snack_wars_v0.zip", device="cpu"), "student")
+    alone = collect(SelfPlayEnv(config, 2), config, 5, seed=3, student=student)
+    split = collect_in_workers(partial(SelfPlayEnv, config), 2, config, 5, seed=3, student=student, workers=2)
+    assert alone.keys() == split.keys() and len(alone["actions"]) > 20
+    for key in alone:
+        assert np.array_equal(alone[key], split[key]), key
+
+
+def test_search_dagger_refines_a_checkpoint_without_ppo(tmp_path, capsys):
+    """Expert iteration's step as a run: `init_from` a checkpoint, `imitation: {teacher: search, games: 0,
+    dagger_rounds: 1}` (the checkpoint plays, the search labels, it is refitted) and `timesteps: 0` (no
+    PPO after it): the run's final weights are the refitted ones, its stats say what it did."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.training.backends.sb3 import train
+
+    shipped = ROOT / "checkpoints" / "snack_wars_v0.zip"
+    run = tmp_path / "refine"
+    train(load_config("snack_wars", ["timesteps=0", f"init_from={shipped}", "n_envs=1", "algo.n_steps=64",
+                                     "algo.batch_size=64", "eval.games=2", "eval.final_games=2",
+                                     "imitation.teacher=search", "imitation.games=0", "imitation.dagger_rounds=1",
+                                     "imitation.dagger_games=3", "imitation.dagger_epochs=1", "imitation.workers=2"]), run)
+    stats = json.loads((run / "final.json").read_text())
+    assert stats["timesteps"] == 0
+    imitation = stats["imitation"]
+    assert imitation["games"] == 0 and [r["games"] for r in imitation["dagger"]] == [3]
+    assert 20 < imitation["dagger"][0]["samples"] < 60
+    assert "DAgger round 1: the clone agreed with the search on" in capsys.readouterr().out
+    before = MaskablePPO.load(shipped, device="cpu").policy.state_dict()
+    after = MaskablePPO.load(run / "final.zip", device="cpu").policy.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)
 
 
 def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives_it():

@@ -36,6 +36,7 @@ other, each as above in a folder of its own (training/recipe.py).
 from __future__ import annotations
 
 import signal
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -301,7 +302,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
             if config.get("init_from"):
                 state["lineage"] = start_from(model, Path(config["init_from"]), config, run_dir, state.get("recipe"))
             with stop.at_once():
-                state["imitation"] = kickstart(model, config, lambda n: SelfPlayEnv(config, n))
+                state["imitation"] = kickstart(model, config, partial(SelfPlayEnv, config))
         remaining = config["timesteps"] - model.num_timesteps
         if remaining > 0:
             from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
