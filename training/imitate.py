@@ -35,11 +35,13 @@ would have made, and the clone's mean final reward in its games (with reward
 action, about 0.07 s a decision in Snack Wars), whose choices are stronger than
 the heuristic's: expert iteration's step, where the network learns what a search
 finds. Its label is the set of actions sharing the best mean playout. With
-`init_from` it refines a trained policy: for instance DAgger rounds only, the
-checkpoint's own games labelled by the search,
+`init_from` it refines a trained policy: with `games: 0`, DAgger rounds alone,
+the checkpoint's own games labelled by the search (configs/snack_wars_v0_2p.yaml;
+`workers` plays them in that many processes, `timesteps: 0` adds no PPO):
 
     init_from: checkpoints/snack_wars_v0.zip
-    imitation: {teacher: search, games: 500, epochs: 2, dagger_rounds: 3, dagger_games: 2000, dagger_epochs: 2}
+    timesteps: 0
+    imitation: {teacher: search, games: 0, dagger_rounds: 1, dagger_games: 8000, dagger_epochs: 8, workers: 2}
 """
 
 from __future__ import annotations
