@@ -41,6 +41,16 @@ BUDGETS = {"snack_time": (32, 4, 4), "snack_wars": (512, 512, 1)}
 OBJECTIVES = ("margin", "win")
 
 
+def check_game(env_name: str) -> str:
+    """The rules' name of `env_name`'s game if the search plays it (a key of BUDGETS), else a ConfigError."""
+    from snack_envs import specs
+
+    game = specs.get(env_name).rules_class.name
+    if game not in BUDGETS:
+        raise ConfigError(f"the search bot plays Snack Time and Snack Wars only, not {env_name}")
+    return game
+
+
 def play_out(kernel, streams: np.ndarray) -> np.ndarray:
     """Play every game of `kernel` to its end with the heuristic in every seat; their scores [B, n]."""
     B = kernel.over().shape[0]
@@ -68,10 +78,8 @@ class SearchPolicy(GamePolicy):
                  first: int | None = None, keep: int | None = None, objective: str = "margin", **env_options):
         from snack_envs import specs
 
+        game = check_game(env_name)
         spec = specs.get(env_name)
-        game = spec.rules_class.name
-        if game not in BUDGETS:
-            raise ConfigError(f"the search bot plays Snack Time and Snack Wars only, not {env_name}")
         check_options(spec.name, spec.rules_class.options, env_options)  # a misspelt option fails here
         default = dict(zip(("samples", "first", "keep"), BUDGETS[game]))
         samples = default["samples"] if samples is None else samples
@@ -112,7 +120,7 @@ class SearchPolicy(GamePolicy):
         legal = np.asarray(game.legal_actions(seat), np.int64)
         root = self._root(game)
         streams = seed_streams(int(self.rng.integers(2**62)), self.samples)  # playout k's chance: row k
-        field, columns = root.hidden_pile(0)
+        columns = root.hidden_pile(0)[1]
         deals = [self.rng.permutation(columns.stop - columns.start) for _ in range(self.samples)]
         totals = self._play(root, seat, legal, deals[:self.first], streams[:self.first])
         values = totals / self.first

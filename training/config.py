@@ -26,9 +26,9 @@ keys merged over it (`stage_configs`), and every stage's whole config is
 checked on load, its errors naming `stages[i]` (i from 0: stage i + 1). A
 stage after the first starts from the final weights of the one before it (its
 `init_from`, set when it runs) and imitates (clones a teacher, runs DAgger)
-only where it sets `imitation.games` or `imitation.dagger_rounds` itself. Three keys only a stage may set make a recipe a tree
-rather than a line: `start: {stage: K}` starts it from stage K's final weights
-instead (a branch), `start: {stage: K, timesteps: S}` from stage K's weights
+only where it sets `imitation.games` or `imitation.dagger_rounds` itself.
+Three keys only a stage may set make a recipe a tree rather than a line:
+`start: {stage: K}` starts it from stage K's final weights instead (a branch), `start: {stage: K, timesteps: S}` from stage K's weights
 at S timesteps (its first update at or past S, which stage K then keeps in
 `<run>/stageK/keep/`: its `keep_at`); a stage that sets only
 `average: [K1, K2, ...]` trains nothing: its weights are the average of those
@@ -434,8 +434,8 @@ def _nested(a: tuple, b: tuple) -> bool:
 
 def stage_configs(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The whole config of each stage of a recipe (`stages:`), in order; `[config]` for a config without.
-    Stage k > 1 imitates only where it sets `imitation.games` or `imitation.dagger_rounds`, and starts from the weights
-    `stage_source` names: its `init_from` is None here, set by the recipe's run (training/recipe.py). A stage
+    Stage k > 1 imitates only where it sets `imitation.games` or `imitation.dagger_rounds`, and starts from
+    the weights `stage_source` names: its `init_from` is None here, set by the recipe's run (training/recipe.py). A stage
     that a later one starts from at S timesteps (`start: {stage, timesteps: S}`) has S in its `keep_at`."""
     base = {key: value for key, value in config.items() if key != "stages"}
     if not config.get("stages"):
@@ -608,11 +608,12 @@ def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
         raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
     _check_policies(config)
     if (config.get("imitation") or {}).get("teacher") == "search":
-        from snack_envs.search import BUDGETS
+        from snack_envs.search import check_game
 
-        if specs.get(config["env"]["name"]).rules_class.name not in BUDGETS:
-            raise ConfigError(f"imitation.teacher=search: the search bot plays Snack Time and Snack Wars only, "
-                              f"not {config['env']['name']}")
+        try:
+            check_game(config["env"]["name"])
+        except ConfigError as error:
+            raise ConfigError(f"imitation.teacher=search: {error}") from None
     if config.get("init_from") and not resume:
         _check_init_from(config)
     return config

@@ -245,8 +245,8 @@ def kickstart(model, config: dict, make_env: Callable) -> dict | None:
         visited = play(games, config["seed"] + 100_000_000 * r, student)
         rounds.append({"round": r, "games": games, "agreement": round(agreement(visited), 4),
                        "mean_final_reward": round(float(visited["finals"].mean()), 4)})
-        data = {key: visited[key] if data is None else np.concatenate([data[key], visited[key]])
-                for key in ("observations", "masks", "actions", "returns", "targets") if key in visited}
+        samples = {key: value for key, value in visited.items() if key not in ("played", "finals")}  # collect's DAgger extras
+        data = samples if data is None else {key: np.concatenate([data[key], samples[key]]) for key in data}
         fit = clone(model, data, settings["dagger_epochs"], seed=config["seed"] + r)
         rounds[-1].update(samples=fit["samples"], accuracy=round(fit["accuracy"], 4), seconds=round(time.time() - started, 1))
         print(f"imitation: DAgger round {r}: the clone agreed with the {teacher} on {rounds[-1]['agreement']:.3f} of "
