@@ -42,16 +42,31 @@ the checkpoint's own games labelled by the search (configs/snack_wars_v0_2p.yaml
     init_from: checkpoints/snack_wars_v0.zip
     timesteps: 0
     imitation: {teacher: search, games: 0, dagger_rounds: 1, dagger_games: 8000, dagger_epochs: 8, workers: 2}
+
+In a run folder the imitation keeps its finished parts as it goes (`Progress`,
+`<run>/imitation/`): each part of PART_GAMES games' samples as it is played,
+and the weights after each fit. A run stopped in it (SIGINT, SIGTERM, a lost
+machine) resumes it with `snack-train --resume <run>`, losing at most the parts
+being played; the samples and weights come out the same as in a run never
+stopped (game g of a phase is seeded alike wherever and whenever it is played).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Iterator
 
 import numpy as np
 
 from snack_envs.agents import heuristic_policy
+from snack_envs.checkpoints import write_json_atomic
+from snack_envs.core.game import ConfigError
+
+IMITATION_DIR = "imitation"  # in a run folder: the imitation's finished parts (`Progress`)
+PART_GAMES = 100  # games per saved part of a phase's samples: what a stopped run can lose of each process's work
 
 
 def make_teacher(config: dict, num_players: int, seed: int):
@@ -174,30 +189,50 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
 def collect_in_workers(make_env: Callable, n: int, config: dict, games: int, seed: int, student=None,
                        workers: int = 1) -> dict[str, np.ndarray]:
     """`collect` in `make_env(n)`, its games split among `workers` processes: the same samples in the same
-    order as one process collects (game g is seeded seed + g wherever it is played). A student goes to the
-    workers as its model, saved to a temporary file."""
+    order as one process collects (game g is seeded seed + g wherever it is played)."""
     workers = max(1, min(workers, games))
-    if workers == 1:
-        return collect(make_env(n), config, games, seed, student)
+    bounds = np.linspace(0, games, workers + 1).astype(int)
+    parts = [(int(b - a), seed + int(a)) for a, b in zip(bounds[:-1], bounds[1:])]
+    return concatenate(list(collect_parts(make_env, n, config, parts, student, workers)))
+
+
+def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def collect_parts(make_env: Callable, n: int, config: dict, parts: list[tuple[int, int]], student=None,
+                  workers: int = 1) -> Iterator[dict[str, np.ndarray]]:
+    """`collect` of each part, (games, seed), in `make_env(n)`, yielded in order as they are done, played by
+    `workers` processes. A student goes to the workers as its model, saved to a temporary file."""
+    if not parts:
+        return
+    if workers == 1 or len(parts) == 1:
+        for games, seed in parts:
+            yield collect(make_env(n), config, games, seed, student)
+        return
     import multiprocessing
     import tempfile
-    from concurrent.futures import ProcessPoolExecutor
-    from pathlib import Path
 
-    bounds = np.linspace(0, games, workers + 1).astype(int)
     with tempfile.TemporaryDirectory() as folder:
         path = None
         if student is not None:
             path = str(Path(folder) / "student.zip")
             student.model.save(path)
-        jobs = [(make_env, n, config, int(b - a), seed + int(a), path) for a, b in zip(bounds[:-1], bounds[1:])]
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            parts = list(pool.map(_collect_part, jobs))
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        jobs = [(make_env, n, config, games, seed, path) for games, seed in parts]
+        # Leaving the block terminates the workers: a run stopped here does not wait for the parts in play.
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(parts)), initializer=_ignore_sigint) as pool:
+            yield from pool.imap(_collect_part, jobs)
+
+
+def _ignore_sigint() -> None:
+    """A worker's: Ctrl-C reaches the whole process group, and the run (the parent) is what stops."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _collect_part(job: tuple) -> dict[str, np.ndarray]:
-    """One worker's share of `collect_in_workers`."""
+    """One worker's part of `collect_parts`."""
     make_env, n, config, games, seed, student_path = job
     student = None
     if student_path is not None:
@@ -211,47 +246,159 @@ def _collect_part(job: tuple) -> dict[str, np.ndarray]:
     return collect(make_env(n), config, games, seed, student)
 
 
-def kickstart(model, config: dict, make_env: Callable) -> dict | None:
+class Progress:
+    """The imitation's finished parts in a run folder, `<run>/imitation/`, so that a stopped run resumes it:
+    its samples part by part as they are played (`<phase>-<n>p-<first game>.npz`, phases "clone", "round1",
+    ...), and after each phase's fit the policy's weights and the fit's stats (`<phase>.pt`, `<phase>.json`).
+    `settings.json` holds what they depend on (the env, seed, init_from, imitation settings and network);
+    resuming with other settings is refused. Every file is written whole or not at all. With no folder
+    (`folder=None`), nothing is saved and each phase's games are played in one go."""
+
+    def __init__(self, folder: Path | None, config: dict):
+        self.folder = folder
+        if folder is None:
+            return
+        algo = config["algo"]
+        settings = {"env": config["env"], "seed": config["seed"], "init_from": config.get("init_from"),
+                    "imitation": {k: v for k, v in (config.get("imitation") or {}).items() if k != "workers"},
+                    "network": {k: algo.get(k) for k in ("policy", "net_arch", "grid")}, "gamma": algo["gamma"]}
+        settings = json.loads(json.dumps(settings))  # as JSON reads it back (tuples as lists)
+        path = folder / "settings.json"
+        if path.is_file():
+            saved = json.loads(path.read_text())
+            if saved != settings:
+                changed = sorted(k for k in settings if saved.get(k) != settings[k])
+                raise ConfigError(f"{folder} holds an imitation begun with other {', '.join(changed)} settings than "
+                                  f"the config's now: put them back, or delete {folder} to imitate anew")
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(path, settings)
+
+    def samples(self, name: str, games: int, seed: int, play: Callable[[list[tuple[int, int]]], Iterator[dict]]) -> dict:
+        """The samples of `games` games seeded from `seed`, in parts of PART_GAMES games: those saved already,
+        and the rest from `play(parts)` (which yields each part's samples in order), each saved as it comes."""
+        starts = range(0, games, PART_GAMES)
+        paths = {start: None if self.folder is None else self.folder / f"{name}-{start}.npz" for start in starts}
+        todo = [start for start in starts if paths[start] is None or not paths[start].is_file()]
+        played = {}
+        for start, part in zip(todo, play([(min(PART_GAMES, games - start), seed + start) for start in todo])):
+            if paths[start] is not None:  # about 45 times smaller than in memory
+                _write_whole(paths[start], lambda file, part=part: np.savez_compressed(file, **part))
+            played[start] = part
+        return concatenate([played[start] if start in played else _read_npz(paths[start]) for start in starts])
+
+    def fitted(self, phase: str) -> dict | None:
+        """The stats of `phase`'s fit, if saved."""
+        path = None if self.folder is None else self.folder / f"{phase}.json"
+        return json.loads(path.read_text()) if path is not None and path.is_file() else None
+
+    def load_weights(self, model, phase: str) -> None:
+        import torch
+
+        model.policy.load_state_dict(torch.load(self.folder / f"{phase}.pt", map_location="cpu"))
+
+    def save_fit(self, model, phase: str, stats: dict) -> None:
+        """The weights after `phase`'s fit, then its stats (the stats say the weights are there)."""
+        if self.folder is None:
+            return
+        import torch
+
+        _write_whole(self.folder / f"{phase}.pt", lambda file: torch.save(model.policy.state_dict(), file))
+        write_json_atomic(self.folder / f"{phase}.json", stats)
+
+
+def imitates(config: dict) -> bool:
+    """Whether the config asks for an imitation: cloning games or DAgger rounds."""
+    settings = config.get("imitation") or {}
+    return bool(settings.get("games") or settings.get("dagger_rounds"))
+
+
+def _write_whole(path: Path, write: Callable) -> None:
+    """`write(file)` into a partial file beside `path`, synced, then renamed to it: a stop or crash leaves
+    the whole file or none."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with open(partial, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _read_npz(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as arrays:
+        return dict(arrays)
+
+
+def kickstart(model, config: dict, make_env: Callable, folder: Path | None = None) -> dict | None:
     """Clone the config's teacher (the heuristic, or the search) into the model when the config asks for it,
     in games of `make_env(n)` (the training env with n players, picklable for `imitation.workers` > 1; the
     games shared among the config's player counts), then run the config's DAgger rounds (with `games: 0`,
-    from the model as it is: refining a trained policy); the stats, or None."""
+    from the model as it is: refining a trained policy); the stats, or None. With a `folder` (a run's
+    `imitation/`), its finished parts are saved there and, when there already, taken up (`Progress`)."""
     from snack_envs.checkpoints import CheckpointPolicy
     from snack_envs.training.config import player_counts
 
-    settings = config.get("imitation") or {}
-    if not settings.get("games") and not settings.get("dagger_rounds"):
+    if not imitates(config):
         return None
+    settings = config["imitation"]
     started = time.time()
     counts = player_counts(config)
     workers = settings.get("workers", 1)
+    progress = Progress(folder, config)
+    phases = (["clone"] if settings.get("games") else []) + [f"round{r}" for r in range(1, settings.get("dagger_rounds", 0) + 1)]
+    done = max([k for k, phase in enumerate(phases) if progress.fitted(phase) is not None], default=-1)
+    if done >= 0:  # taken up: the weights after the last phase fitted
+        progress.load_weights(model, phases[done])
+        print(f"imitation: taking up {folder}: {', '.join(phases[:done + 1])} fitted already", flush=True)
 
-    def play(games: int, seed: int, student=None) -> dict[str, np.ndarray]:
-        parts = [collect_in_workers(make_env, n, config, len(range(i, games, len(counts))), seed + 7_000_000 * (i + 1),
-                                    student, workers) for i, n in enumerate(counts)]
-        return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+    def play(phase: str, games: int, seed: int, student=None) -> dict[str, np.ndarray]:
+        """The phase's samples, its games shared among the player counts."""
+        by_count = []
+        for i, n in enumerate(counts):
+            def play_parts(parts: list[tuple[int, int]], n: int = n) -> Iterator[dict]:
+                return collect_parts(make_env, n, config, parts, student, workers)
+
+            by_count.append(progress.samples(f"{phase}-{n}p", len(range(i, games, len(counts))),
+                                             seed + 7_000_000 * (i + 1), play_parts))
+        return concatenate(by_count)
 
     teacher = settings.get("teacher", "heuristic")
-    data, stats = None, {"games": 0, "samples": 0}
-    if settings.get("games"):
-        data = play(settings["games"], config["seed"])
-        stats = clone(model, data, settings["epochs"], seed=config["seed"])
-        stats.update(games=settings["games"], seconds=round(time.time() - started, 1))
-        print(f"imitation: {stats['samples']} {teacher} decisions from {stats['games']} games, "
-              f"action accuracy {stats['accuracy']:.3f}, {stats['seconds']:.0f} s", flush=True)
-    rounds, student = [], CheckpointPolicy(model, "student")  # plays the model as it is refitted
-    for r in range(1, settings.get("dagger_rounds", 0) + 1):
-        games = settings["dagger_games"]
-        visited = play(games, config["seed"] + 100_000_000 * r, student)
-        rounds.append({"round": r, "games": games, "agreement": round(agreement(visited), 4),
-                       "mean_final_reward": round(float(visited["finals"].mean()), 4)})
-        samples = {key: value for key, value in visited.items() if key not in ("played", "finals")}  # collect's DAgger extras
-        data = samples if data is None else {key: np.concatenate([data[key], samples[key]]) for key in data}
-        fit = clone(model, data, settings["dagger_epochs"], seed=config["seed"] + r)
-        rounds[-1].update(samples=fit["samples"], accuracy=round(fit["accuracy"], 4), seconds=round(time.time() - started, 1))
-        print(f"imitation: DAgger round {r}: the clone agreed with the {teacher} on {rounds[-1]['agreement']:.3f} of "
-              f"its own decisions, mean final reward {rounds[-1]['mean_final_reward']:.2f}; refit on "
-              f"{fit['samples']} decisions, accuracy {fit['accuracy']:.3f}, {rounds[-1]['seconds']:.0f} s", flush=True)
+    data, stats, rounds = None, {"games": 0, "samples": 0}, []
+    student = CheckpointPolicy(model, "student")  # plays the model as it is refitted
+    for k, phase in enumerate(phases):
+        if k <= done and k == len(phases) - 1:  # every fit done: no samples needed
+            saved = progress.fitted(phase)
+        elif phase == "clone":
+            data = play(phase, settings["games"], config["seed"])
+            if (saved := progress.fitted(phase)) is None:
+                saved = clone(model, data, settings["epochs"], seed=config["seed"])
+                saved.update(games=settings["games"], seconds=round(time.time() - started, 1))
+                progress.save_fit(model, phase, saved)
+                print(f"imitation: {saved['samples']} {teacher} decisions from {saved['games']} games, "
+                      f"action accuracy {saved['accuracy']:.3f}, {saved['seconds']:.0f} s", flush=True)
+        else:
+            r = int(phase.removeprefix("round"))
+            games = settings["dagger_games"]
+            visited = play(phase, games, config["seed"] + 100_000_000 * r, student)
+            samples = {key: value for key, value in visited.items() if key not in ("played", "finals")}  # collect's DAgger extras
+            data = samples if data is None else {key: np.concatenate([data[key], samples[key]]) for key in data}
+            if (saved := progress.fitted(phase)) is None:
+                saved = {"round": r, "games": games, "agreement": round(agreement(visited), 4),
+                         "mean_final_reward": round(float(visited["finals"].mean()), 4)}
+                fit = clone(model, data, settings["dagger_epochs"], seed=config["seed"] + r)
+                saved.update(samples=fit["samples"], accuracy=round(fit["accuracy"], 4), seconds=round(time.time() - started, 1))
+                progress.save_fit(model, phase, saved)
+                print(f"imitation: DAgger round {r}: the clone agreed with the {teacher} on {saved['agreement']:.3f} of "
+                      f"its own decisions, mean final reward {saved['mean_final_reward']:.2f}; refit on "
+                      f"{saved['samples']} decisions, accuracy {saved['accuracy']:.3f}, {saved['seconds']:.0f} s", flush=True)
+        if phase == "clone":
+            stats = saved
+        else:
+            rounds.append(saved)
     if rounds:
         stats.update(dagger=rounds, seconds=rounds[-1]["seconds"])
     return stats

@@ -24,7 +24,8 @@ its final.zip holds the weights of the checkpoint of stage K (its final one, or 
 it kept) that did best in matches against a bot (`select_stage`), and its lineage is
 that checkpoint's. A stage that has started resumes from its own config.json, as any run
 does (edit that file to change it); one that has not starts from the recipe's
-config.json. A stage stopped before its first checkpoint starts again. Each
+config.json. A stage stopped before its first checkpoint starts again, but one
+stopped in its imitation takes it up where it stopped (training/imitate.py). Each
 checkpoint's metadata names the recipe (`recipe`: "configs/<name>.yaml", the
 config as given, and `stage`), and its `lineage` the stages before it by the
 recipe, the stage and their path in the recipe's folder ("stage1/final.zip"),

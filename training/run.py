@@ -5,6 +5,8 @@
     <run>/eval.csv         a header row, then one row per evaluation and opponent: timesteps, opponent, win rate,
                            its 95% interval, mean score (both over finished games), unfinished games
     <run>/keep/            checkpoints kept at `keep_at` timesteps (step<timesteps>.zip + .json), for a recipe's branch
+    <run>/imitation/       the imitation's finished parts, samples and fitted weights (training/imitate.py `Progress`;
+                           sb3 backend), so that a run stopped in it takes it up where it stopped
     <run>/tb/              TensorBoard scalars ("eval/win_rate_vs_<opponent>", "rollout/ep_rew_mean")
     <run>/learning_curve.png
 
@@ -17,7 +19,8 @@ count: the games in play are not saved, so it is not bit for bit the run that wa
 cut off, nor does it deal again the games the run began with); SIGINT /
 SIGTERM (`StopSignals`) end a run at the next such point, with its checkpoint
 and state.json saved, one line on how to resume, and exit status 128 + the
-signal (`TrainingInterrupted`: 130 for Ctrl-C, 143 for SIGTERM); a resumed run
+signal (`TrainingInterrupted`: 130 for Ctrl-C, 143 for SIGTERM); a run with
+an imitation is resumable from its start (state.json is written before it); a resumed run
 that has its final checkpoint is finished (`finished_run`) unless its config
 asks for more timesteps.
 `timesteps` (and `eval.every`, `opponents.snapshot_every`) count the learner's

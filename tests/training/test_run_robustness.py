@@ -236,9 +236,12 @@ class Training:
     """`python -m snack_envs.training.train ARGS` in a subprocess, its stdout lines read as they come. One thread
     owns each pipe (stdout lines into a queue, stderr into a list), so nothing else reads or closes them."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, own_group: bool = False):
+        """`own_group`: in a process group of its own, which `stop(..., group=True)` signals whole, as a
+        terminal's Ctrl-C does."""
         self.proc = subprocess.Popen([sys.executable, "-m", "snack_envs.training.train", *args], cwd=ROOT, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     start_new_session=own_group)
         self.lines: queue.Queue = queue.Queue()
         self.err: list[str] = []
         self.readers = [threading.Thread(target=self._read, daemon=True), threading.Thread(target=self._drain, daemon=True)]
@@ -273,8 +276,11 @@ class Training:
                 return int(m.group(1))
         raise AssertionError(f"no evaluation past {steps} steps within {timeout} s")
 
-    def stop(self, sig: int) -> tuple[int, str]:
-        self.proc.send_signal(sig)
+    def stop(self, sig: int, group: bool = False) -> tuple[int, str]:
+        if group:
+            os.killpg(self.proc.pid, sig)
+        else:
+            self.proc.send_signal(sig)
         err = self.ended()
         return self.proc.returncode, err
 
@@ -449,3 +455,104 @@ def test_a_fresh_run_refuses_a_folder_that_holds_a_run(run_copy):
     with pytest.raises(ConfigError, match="holds a training run already: resume it"):
         train(tiny_config(), run_copy)
     assert files(run_copy) == before
+
+
+# --- a run stopped in its imitation resumes it, losing only the part being played -----------------------
+IMITATING = ["imitation.games=5", "imitation.epochs=1", "imitation.dagger_rounds=2", "imitation.dagger_games=4",
+             "imitation.dagger_epochs=1", "timesteps=256", "eval.every=100000"]
+
+
+def imitation_files(run: Path) -> list[str]:
+    return sorted(p.name for p in (run / "imitation").iterdir())
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_a_run_stopped_in_its_imitation_resumes_it_and_imitates_as_a_run_never_stopped(tmp_path, monkeypatch, capsys):
+    """The imitation saves its samples part by part (2 games a part here) and its weights after each fit; a
+    SIGINT in DAgger round 2's second part stops the run with a line naming what is kept; --resume plays only
+    the parts not saved, fits what was not fitted, and gives the weights, stats and checkpoint of a run
+    never stopped. A resume with other imitation settings is refused, changing nothing."""
+    from snack_envs.training import imitate
+    from snack_envs.training.backends import sb3
+
+    monkeypatch.setattr(imitate, "PART_GAMES", 2)
+    whole = tmp_path / "whole"
+    sb3.train(tiny_config(*IMITATING), whole)
+    capsys.readouterr()
+    # clone: 3 parts (2, 2, 1 games); rounds 1 and 2: 2 parts each
+    assert imitation_files(whole) == sorted(
+        ["settings.json", "clone-2p-0.npz", "clone-2p-2.npz", "clone-2p-4.npz", "round1-2p-0.npz", "round1-2p-2.npz",
+         "round2-2p-0.npz", "round2-2p-2.npz"] + [f"{phase}.{ext}" for phase in ("clone", "round1", "round2")
+                                                  for ext in ("pt", "json")])
+
+    collect, parts = imitate.collect, []
+
+    def collect_then_stop(env, config, games, seed, student=None):
+        parts.append(seed)
+        if len(parts) == 7:  # round 2's second part: the first six (clone 3, round 1 2, round 2 1) are saved
+            os.kill(os.getpid(), signal.SIGINT)
+        return collect(env, config, games, seed, student)
+
+    monkeypatch.setattr(imitate, "collect", collect_then_stop)
+    cut = tmp_path / "cut"
+    with pytest.raises(TrainingInterrupted):
+        sb3.train(tiny_config(*IMITATING), cut)
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (f"SIGINT: stopped in the imitation: its finished parts are kept in "
+                                           f"{cut / 'imitation'}; resume with: snack-train --resume {cut}")
+    assert "round2-2p-0.npz" in imitation_files(cut) and "round2-2p-2.npz" not in imitation_files(cut)
+    assert "round1.pt" in imitation_files(cut) and "round2.pt" not in imitation_files(cut)
+
+    edited = json.loads((cut / "config.json").read_text())
+    edited["imitation"]["dagger_games"] = 6
+    before = files(cut)
+    with pytest.raises(ConfigError, match=r"holds an imitation begun with other imitation settings than the config's now"):
+        sb3.train(edited, cut, resume=True)
+    assert files(cut) == before
+
+    parts.clear()
+    result = sb3.train(json.loads((cut / "config.json").read_text()), cut, resume=True)
+    assert "taking up" in capsys.readouterr().out
+    assert len(parts) == 1  # only round 2's second part was played again
+    assert result["timesteps"] == 256
+    for name in imitation_files(whole):
+        if name.endswith(".pt"):
+            a, b = (torch.load(run / "imitation" / name) for run in (whole, cut))
+            assert all(torch.equal(a[k], b[k]) for k in a), name
+    stats = [read(run, "final.json")["imitation"] for run in (whole, cut)]
+    for s in stats:
+        s.pop("seconds")
+        for r in s["dagger"]:
+            r.pop("seconds")
+    assert stats[0] == stats[1] and [r["round"] for r in stats[0]["dagger"]] == [1, 2]
+    assert same_weights(whole / "final.zip", cut / "final.zip")
+
+
+def test_a_training_process_stopped_in_its_imitation_with_workers_exits_at_once_and_resumes_it(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group) in a run whose imitation plays in 2 worker processes: the run
+    exits with 130 and its one line, with no worker's traceback (the workers ignore SIGINT: the run ends
+    them); the parts saved stay, and --resume plays the rest and finishes."""
+    run = tmp_path / "run"
+    args = [*KILL_ARGS[:-2], "--set", "timesteps=2048",  # less its imitation.games=0
+            "--set", "imitation.games=1500", "--set", "imitation.epochs=1", "--set", "imitation.workers=2"]
+    training = Training("--run-dir", str(run), *args, own_group=True)
+    deadline = time.time() + 120
+    while not list((run / "imitation").glob("clone-2p-*.npz")):
+        assert time.time() < deadline and training.proc.poll() is None, f"no part saved: {training.ended()}"
+        time.sleep(0.05)
+    started = time.time()
+    code, err = training.stop(signal.SIGINT, group=True)
+    assert code == 130 and "Traceback" not in err, err
+    assert time.time() - started < 20
+    assert err.strip().splitlines()[-1] == (f"SIGINT: stopped in the imitation: its finished parts are kept in "
+                                           f"{run / 'imitation'}; resume with: snack-train --resume {run}")
+    saved = len(list((run / "imitation").glob("clone-2p-*.npz")))
+    assert 1 <= saved < 15 and not (run / "imitation" / "clone.json").exists()
+
+    done = subprocess.run([sys.executable, "-m", "snack_envs.training.train", "--resume", str(run)], cwd=ROOT, text=True,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "taking up" not in done.stdout  # nothing was fitted before the stop, only parts saved
+    assert len(list((run / "imitation").glob("clone-2p-*.npz"))) == 15
+    assert read(run, "final.json")["imitation"]["games"] == 1500
+    assert read(run, "final.json")["timesteps"] == 2048

@@ -7,7 +7,9 @@ every `opponents.snapshot_every` timesteps, at most `max_snapshots`, oldest
 dropped, from the pool and from <run>/snapshots/ alike; until the first exists
 its weight goes to the heuristic).
 With `imitation.games` > 0 a fresh run first clones the heuristic bot
-(training/imitate.py), so PPO starts from its play instead of from random.
+(training/imitate.py), so PPO starts from its play instead of from random;
+the imitation keeps its finished parts in <run>/imitation/, and a run stopped
+in it (before its first checkpoint) resumes it there.
 `timesteps` counts the learner's steps; a run ends at the first update at or
 past it (a whole number of rollouts of `algo.n_steps` x `n_envs` steps).
 Every `eval.every` timesteps the learner (deterministic, masked) plays
@@ -48,7 +50,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.training.config import check_config, player_counts
-from snack_envs.training.imitate import kickstart
+from snack_envs.training.imitate import IMITATION_DIR, imitates, kickstart
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve, lineage_entry,
     keep_due, prune_snapshots, read_state, resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped, train_result,
@@ -201,8 +203,9 @@ def save_run(model, run_dir: Path, config: dict, state: dict, steps: int) -> Non
     prune_snapshots(run_dir, state)
 
 
-def resume_checkpoint(run_dir: Path) -> Path:
-    """The newest checkpoint of a run to resume from: latest.zip, or final.zip where that has more timesteps."""
+def resume_checkpoint(run_dir: Path, missing_ok: bool = False) -> Path | None:
+    """The newest checkpoint of a run to resume from: latest.zip, or final.zip where that has more timesteps;
+    where there is none, None if `missing_ok`, else a ConfigError."""
     import json
 
     def steps(path: Path) -> int:
@@ -211,6 +214,8 @@ def resume_checkpoint(run_dir: Path) -> Path:
 
     latest, final = run_dir / "latest.zip", run_dir / "final.zip"
     if steps(latest) < 0 and steps(final) < 0:
+        if missing_ok:
+            return None
         raise ConfigError(f"{run_dir} has no checkpoint (latest.zip with latest.json) to resume from")
     return final if steps(final) >= steps(latest) else latest
 
@@ -273,8 +278,11 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
     state = start_run(config, run_dir, resume, recipe)
     state["snapshots"] = state["snapshots"][-config["opponents"]["max_snapshots"]:]
     resume_line = f"resume with: {resume_command(resume_dir or run_dir)}"
-    if resume:
-        checkpoint = resume_checkpoint(run_dir)
+    imitating = imitates(config)
+    checkpoint = None
+    if resume:  # a run stopped in its imitation has no checkpoint yet: it starts again, taking up the imitation
+        checkpoint = resume_checkpoint(run_dir, missing_ok=imitating)
+    if checkpoint is not None:
         try:
             meta = read_metadata(checkpoint)
             for n in player_counts(config):
@@ -287,7 +295,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
         for path in state["snapshots"]:
             vec.env_method("add_snapshot", str(run_dir / "snapshots" / Path(path).name))
         algo = ppo_settings(config["algo"])
-        if resume:
+        if checkpoint is not None:
             # The config's scalar settings win over those saved in the model, so a resumed run can be
             # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
             scalars = {k: v for k, v in algo.items() if k != "n_steps"}
@@ -301,8 +309,11 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                                 policy_kwargs=policy_kwargs, **algo)
             if config.get("init_from"):
                 state["lineage"] = start_from(model, Path(config["init_from"]), config, run_dir, state.get("recipe"))
+            if imitating and not resume:
+                with stop.critical():
+                    save_state(run_dir, state, 0)  # resumable from here: the imitation keeps its parts as it goes
             with stop.at_once():
-                state["imitation"] = kickstart(model, config, partial(SelfPlayEnv, config))
+                state["imitation"] = kickstart(model, config, partial(SelfPlayEnv, config), run_dir / IMITATION_DIR)
         remaining = config["timesteps"] - model.num_timesteps
         if remaining > 0:
             from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
@@ -310,7 +321,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
             bar = ProgressBarCallback()
             try:
                 model.learn(remaining, callback=CallbackList([make_callback(config, run_dir, state, stop), bar]),
-                            reset_num_timesteps=not resume)
+                            reset_num_timesteps=checkpoint is None)
             finally:
                 if getattr(bar, "pbar", None) is not None:
                     bar.pbar.close()  # closed already, unless a second signal broke off learn()
@@ -324,6 +335,9 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                                                   f"when the recipe resumes; {resume_line}") from None
             raise stopped(interrupted.signum, f"stopped before the run's first checkpoint: nothing to resume; "
                                               f"start it again") from None
+        if imitating and resume_checkpoint(run_dir, missing_ok=True) is None:
+            raise stopped(interrupted.signum, f"stopped in the imitation: its finished parts are kept in "
+                                              f"{run_dir / IMITATION_DIR}; {resume_line}") from None
         raise stopped(interrupted.signum, f"stopped at once: the work since the last checkpoint "
                                           f"({read_state(run_dir)['timesteps']} timesteps) is lost; {resume_line}") from None
     finally:
