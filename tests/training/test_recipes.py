@@ -292,6 +292,45 @@ SELECT_RECIPE = SMALL_STAGES + """\
 """
 
 
+# Stage 2 clones the heuristic into stage 1's weights before its PPO.
+IMITATING_RECIPE = SMALL_STAGES + """\
+  - {timesteps: 300, imitation: {games: 3, epochs: 1}}
+"""
+
+
+@pytest.fixture(scope="module")
+def imitating_recipe(tmp_path_factory) -> Path:
+    return trained_recipe(tmp_path_factory, "imitating", IMITATING_RECIPE)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_a_stage_stopped_in_its_imitation_takes_it_up_when_the_recipe_resumes(imitating_recipe, tmp_path, monkeypatch, capsys):
+    """SIGINT in stage 2's imitation (its second game of three, one game a saved part here): the recipe stops
+    with a line naming the parts kept and the recipe's resume; resuming plays the two games not saved and
+    ends with the weights of the recipe never stopped."""
+    from snack_envs.training import imitate
+
+    run = unfinished_copy(imitating_recipe, tmp_path, 2)
+    monkeypatch.setattr(imitate, "PART_GAMES", 1)
+    collect, seeds, stop_at = imitate.collect, [], [2]
+
+    def collect_then_stop(env, config, games, seed, student=None):
+        seeds.append(seed)
+        if len(seeds) in stop_at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return collect(env, config, games, seed, student)
+
+    monkeypatch.setattr(imitate, "collect", collect_then_stop)
+    assert resume_stopped_by_sigint(run, capsys) == (f"SIGINT: stopped in the imitation: its finished parts are kept in "
+                                                     f"{run / 'stage2' / 'imitation'}; resume with: snack-train --resume {run}")
+    assert sorted(p.name for p in (run / "stage2" / "imitation").glob("*.npz")) == ["clone-2p-0.npz"]
+    seeds.clear(), stop_at.clear()
+    snack_train("--resume", str(run))
+    assert "stage 2/2: resuming" in capsys.readouterr().out
+    assert len(seeds) == 2
+    assert same_weights(run / "final.zip", imitating_recipe / "final.zip")
+
+
 @pytest.fixture(scope="module")
 def select_recipe(tmp_path_factory) -> Path:
     return trained_recipe(tmp_path_factory, "select", SELECT_RECIPE)
