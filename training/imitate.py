@@ -370,7 +370,7 @@ def kickstart(model, config: dict, make_env: Callable, folder: Path | None = Non
     data, stats, rounds = None, {"games": 0, "samples": 0}, []
     student = CheckpointPolicy(model, "student")  # plays the model as it is refitted
     for k, phase in enumerate(phases):
-        if k <= done and k == len(phases) - 1:  # every fit done: no samples needed
+        if done == len(phases) - 1:  # every fit done: no samples needed
             saved = progress.fitted(phase)
         elif phase == "clone":
             data = play(phase, settings["games"], config["seed"])

@@ -556,3 +556,31 @@ def test_a_training_process_stopped_in_its_imitation_with_workers_exits_at_once_
     assert len(list((run / "imitation").glob("clone-2p-*.npz"))) == 15
     assert read(run, "final.json")["imitation"]["games"] == 1500
     assert read(run, "final.json")["timesteps"] == 2048
+
+
+def test_an_imitation_fitted_to_its_end_is_taken_up_without_playing_or_reading_its_samples(tmp_path, monkeypatch):
+    """A run stopped after its imitation but before its first checkpoint: kickstart again in the same folder
+    plays no game, reads no part, returns the same stats and leaves the model with the last fit's weights."""
+    from functools import partial
+
+    from sb3_contrib import MaskablePPO
+
+    from snack_envs.training import imitate
+    from snack_envs.training.backends.sb3 import SelfPlayEnv, make_vec_env, policy_for, ppo_settings
+
+    config = tiny_config(*IMITATING)
+    monkeypatch.setattr(imitate, "PART_GAMES", 2)
+
+    def fresh_model():
+        policy, kwargs = policy_for(config["env"]["name"], config["algo"])
+        return MaskablePPO(policy, make_vec_env(config, tmp_path), seed=0, device="cpu", policy_kwargs=kwargs,
+                           **ppo_settings(config["algo"]))
+
+    first = fresh_model()
+    stats = imitate.kickstart(first, config, partial(SelfPlayEnv, config), tmp_path / "imitation")
+    monkeypatch.setattr(imitate, "collect", lambda *args, **kwargs: pytest.fail("played a game"))
+    monkeypatch.setattr(imitate, "_read_npz", lambda path: pytest.fail(f"read {path.name}"))
+    again = fresh_model()
+    assert imitate.kickstart(again, config, partial(SelfPlayEnv, config), tmp_path / "imitation") == stats
+    a, b = first.policy.state_dict(), again.policy.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
