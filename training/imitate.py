@@ -186,24 +186,16 @@ def clone(model, data: dict[str, np.ndarray], epochs: int, batch_size: int = 512
     return {"samples": n, "loss": total_loss / n, "accuracy": correct / n}
 
 
-def collect_in_workers(make_env: Callable, n: int, config: dict, games: int, seed: int, student=None,
-                       workers: int = 1) -> dict[str, np.ndarray]:
-    """`collect` in `make_env(n)`, its games split among `workers` processes: the same samples in the same
-    order as one process collects (game g is seeded seed + g wherever it is played)."""
-    workers = max(1, min(workers, games))
-    bounds = np.linspace(0, games, workers + 1).astype(int)
-    parts = [(int(b - a), seed + int(a)) for a, b in zip(bounds[:-1], bounds[1:])]
-    return concatenate(list(collect_parts(make_env, n, config, parts, student, workers)))
-
-
 def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Samples of several parts as one, in order."""
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
 def collect_parts(make_env: Callable, n: int, config: dict, parts: list[tuple[int, int]], student=None,
                   workers: int = 1) -> Iterator[dict[str, np.ndarray]]:
     """`collect` of each part, (games, seed), in `make_env(n)`, yielded in order as they are done, played by
-    `workers` processes. A student goes to the workers as its model, saved to a temporary file."""
+    `workers` processes: the same samples as one process gives (game g of a part is seeded seed + g wherever
+    it is played). A student goes to the workers as its model, saved to a temporary file."""
     if not parts:
         return
     if workers == 1 or len(parts) == 1:

@@ -595,20 +595,21 @@ def test_the_search_teacher_labels_each_state_with_the_searchs_best_actions():
 
 
 def test_collecting_in_workers_gives_the_samples_one_process_gives():
-    """`imitation.workers`: the games split among processes, the student sent as its saved model: the same
-    samples in the same order as collecting in this process."""
+    """`imitation.workers`: the games split into parts (games 0-1, 2, 3-4) played by 2 processes, the student
+    sent as its saved model: the same samples in the same order as collecting them in this process."""
     from functools import partial
 
     from sb3_contrib import MaskablePPO
 
     from snack_envs.checkpoints import CheckpointPolicy
     from snack_envs.training.backends.sb3 import SelfPlayEnv
-    from snack_envs.training.imitate import collect, collect_in_workers
+    from snack_envs.training.imitate import collect, collect_parts, concatenate
 
     config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
     student = CheckpointPolicy(MaskablePPO.load(ROOT / "checkpoints" / "snack_wars_v0.zip", device="cpu"), "student")
     alone = collect(SelfPlayEnv(config, 2), config, 5, seed=3, student=student)
-    split = collect_in_workers(partial(SelfPlayEnv, config), 2, config, 5, seed=3, student=student, workers=2)
+    parts = [(2, 3), (1, 5), (2, 6)]  # (games, seed of the first)
+    split = concatenate(list(collect_parts(partial(SelfPlayEnv, config), 2, config, parts, student=student, workers=2)))
     assert alone.keys() == split.keys() and len(alone["actions"]) > 20
     for key in alone:
         assert np.array_equal(alone[key], split[key]), key
