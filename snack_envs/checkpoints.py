@@ -20,7 +20,7 @@ import platform
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Callable
 
 import numpy as np
 
@@ -70,15 +70,16 @@ def umask() -> int:
     return mask
 
 
-def write_json_atomic(path: Path, data: dict) -> None:
-    """Write through a temporary file and rename, so a crash never leaves half a file. The file gets the
-    mode a plain `open(path, "w")` would give it (0666 less the umask), not the temporary file's 0600."""
+def write_atomic(path: Path, write: Callable[[IO], Any], mode: str = "w") -> None:
+    """`write(file)` into a temporary file opened with `mode` ("w" or "wb"), synced, then renamed to `path`,
+    so a crash never leaves half a file. The file gets the mode a plain `open(path, "w")` would give it
+    (0666 less the umask), not the temporary file's 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2, sort_keys=True, default=str)
+        with os.fdopen(fd, mode) as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~umask())
@@ -86,6 +87,11 @@ def write_json_atomic(path: Path, data: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    """`data` as JSON, written whole or not at all (`write_atomic`)."""
+    write_atomic(path, lambda f: json.dump(data, f, indent=2, sort_keys=True, default=str))
 
 
 def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:

@@ -54,7 +54,6 @@ stopped (game g of a phase is seeded alike wherever and whenever it is played).
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -62,7 +61,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from snack_envs.agents import heuristic_policy
-from snack_envs.checkpoints import write_json_atomic
+from snack_envs.checkpoints import write_atomic, write_json_atomic
 from snack_envs.core.game import ConfigError
 
 IMITATION_DIR = "imitation"  # in a run folder: the imitation's finished parts (`Progress`)
@@ -275,7 +274,7 @@ class Progress:
         played = {}
         for start, part in zip(todo, play([(min(PART_GAMES, games - start), seed + start) for start in todo])):
             if paths[start] is not None:  # about 45 times smaller than in memory
-                _write_whole(paths[start], lambda file, part=part: np.savez_compressed(file, **part))
+                write_atomic(paths[start], lambda file, part=part: np.savez_compressed(file, **part), "wb")
             played[start] = part
         return concatenate([played[start] if start in played else _read_npz(paths[start]) for start in starts])
 
@@ -295,7 +294,7 @@ class Progress:
             return
         import torch
 
-        _write_whole(self.folder / f"{phase}.pt", lambda file: torch.save(model.policy.state_dict(), file))
+        write_atomic(self.folder / f"{phase}.pt", lambda file: torch.save(model.policy.state_dict(), file), "wb")
         write_json_atomic(self.folder / f"{phase}.json", stats)
 
 
@@ -303,21 +302,6 @@ def imitates(config: dict) -> bool:
     """Whether the config asks for an imitation: cloning games or DAgger rounds."""
     settings = config.get("imitation") or {}
     return bool(settings.get("games") or settings.get("dagger_rounds"))
-
-
-def _write_whole(path: Path, write: Callable) -> None:
-    """`write(file)` into a partial file beside `path`, synced, then renamed to it: a stop or crash leaves
-    the whole file or none."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        with open(partial, "wb") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def _read_npz(path: Path) -> dict[str, np.ndarray]:
@@ -377,7 +361,7 @@ def kickstart(model, config: dict, make_env: Callable, folder: Path | None = Non
             games = settings["dagger_games"]
             visited = play(phase, games, config["seed"] + 100_000_000 * r, student)
             samples = {key: value for key, value in visited.items() if key not in ("played", "finals")}  # collect's DAgger extras
-            data = samples if data is None else {key: np.concatenate([data[key], samples[key]]) for key in data}
+            data = samples if data is None else concatenate([data, samples])
             if (saved := progress.fitted(phase)) is None:
                 saved = {"round": r, "games": games, "agreement": round(agreement(visited), 4),
                          "mean_final_reward": round(float(visited["finals"].mean()), 4)}
