@@ -249,6 +249,12 @@ SCHEMA: dict[str, Any] = {
         "dagger_games": _num(1, 10**7, integer=True),
         "dagger_epochs": _num(1, 1000, integer=True),
         "workers": _num(1, 256, integer=True),
+        "search": {
+            "samples": _num(1, 10**6, integer=True),
+            "first": _num(1, 10**6, integer=True),
+            "keep": _num(1, 10**6, integer=True),
+            "objective": _choice("margin", "win"),
+        },
     },
     "keep_at": _keep_at,
     "stages": _stages,
@@ -607,13 +613,17 @@ def _check_run(config: dict[str, Any], resume: bool) -> dict[str, Any]:
     if config["algo"].get("policy") == "grid" and grid_spec(config["env"]["name"]) is None:
         raise ConfigError(f"algo.policy=grid needs a game played on a grid; {config['env']['name']} has none (use mlp)")
     _check_policies(config)
-    if (config.get("imitation") or {}).get("teacher") == "search":
-        from snack_envs.search import check_game
+    imitation = config.get("imitation") or {}
+    if imitation.get("teacher") == "search":
+        from snack_envs.search import SearchPolicy
 
-        try:
-            check_game(config["env"]["name"])
+        try:  # builds the teacher once, for its checks of the game and the budget
+            SearchPolicy(config["env"]["name"], player_counts(config)[0], 0, **imitation.get("search", {}),
+                         **config["env"].get("options", {}))
         except ConfigError as error:
             raise ConfigError(f"imitation.teacher=search: {error}") from None
+    elif imitation.get("search"):
+        raise ConfigError("imitation.search sets the search teacher's budget: it needs imitation.teacher=search")
     if config.get("init_from") and not resume:
         _check_init_from(config)
     return config
@@ -641,7 +651,7 @@ def _required(config):
         elif isinstance(rule, dict):
             for sub in rule:
                 if sub not in config[key] and sub not in ("options", "vf_coef", "max_grad_norm", "policy", "grid", "final_games",
-                                                          "teacher", "workers"):
+                                                          "teacher", "workers", "search"):
                     yield key, sub
 
 

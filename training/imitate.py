@@ -31,8 +31,9 @@ would have made, and the clone's mean final reward in its games (with reward
 `score`, its mean score over the game's score scale): the progress DAgger makes.
 
 `teacher: search` (Snack Time, Snack Wars) labels with the search bot instead
-(`snack_envs.search`, its default budget: heuristic playouts from every legal
-action, about 0.07 s a decision in Snack Wars), whose choices are stronger than
+(`snack_envs.search`: heuristic playouts from every legal action; its default
+budget, about 0.07 s a decision in Snack Wars, or the one `search: {samples,
+first, keep, objective}` sets), whose choices are stronger than
 the heuristic's: expert iteration's step, where the network learns what a search
 finds. Its label is the set of actions sharing the best mean playout. With
 `init_from` it refines a trained policy: with `games: 0`, DAgger rounds alone,
@@ -72,10 +73,11 @@ def make_teacher(config: dict, num_players: int, seed: int):
     """The config's `imitation.teacher` for `num_players` players: the heuristic, or the search bot."""
     env_cfg = config["env"]
     options = env_cfg.get("options", {})
-    if (config.get("imitation") or {}).get("teacher", "heuristic") == "search":
+    imitation = config.get("imitation") or {}
+    if imitation.get("teacher", "heuristic") == "search":
         from snack_envs.search import SearchPolicy
 
-        return SearchPolicy(env_cfg["name"], num_players, seed, **options)
+        return SearchPolicy(env_cfg["name"], num_players, seed, **imitation.get("search", {}), **options)
     return heuristic_policy(env_cfg["name"], num_players, **options)
 
 

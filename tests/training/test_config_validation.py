@@ -35,14 +35,30 @@ WARS = ROOT / "checkpoints" / "snack_wars_v0.zip"
         (["imitation.dagger_game=3"], r"unknown config key 'imitation\.dagger_game' \(did you mean 'imitation\.dagger_games'\?\)"),
         (["imitation.teacher=lookahead"], r"imitation\.teacher='lookahead' is not one of"),
         (["imitation.teacher=search"], r"imitation\.teacher=search: the search bot plays Snack Time and Snack Wars only, not snack_rabbits_v0"),
+        (["imitation.search={samples: 8}"], r"imitation\.search sets the search teacher's budget: it needs imitation\.teacher=search"),
+        (["imitation.search={sample: 8}"], r"unknown config key 'imitation\.search\.sample' \(did you mean 'imitation\.search\.samples'\?\)"),
     ],
     ids=["misspelt-policy", "missing-checkpoint", "checkpoint-of-another-game", "twice", "init-from-missing",
          "init-from-another-game", "init-from-another-network", "unknown-option", "bad-option-value", "bad-reward",
-         "dagger-rounds-out-of-range", "dagger-key-misspelt", "unknown-teacher", "search-teacher-for-rabbits"],
+         "dagger-rounds-out-of-range", "dagger-key-misspelt", "unknown-teacher", "search-teacher-for-rabbits",
+         "search-budget-without-search", "search-budget-misspelt"],
 )
 def test_a_bad_policy_checkpoint_or_option_fails_on_load(overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config("snack_rabbits", overrides)
+
+
+def test_the_search_teachers_budget_is_checked_on_load_and_reaches_the_teacher():
+    from snack_envs.training.imitate import make_teacher
+
+    with pytest.raises(ConfigError, match=r"imitation\.teacher=search: search: need 1 <= first <= samples .*first=8, samples=4"):
+        load_config("snack_wars", ["imitation.teacher=search", "imitation.search={samples: 4, first: 8}"])
+    with pytest.raises(ConfigError, match=r"imitation\.search\.objective='score' is not one of"):
+        load_config("snack_wars", ["imitation.teacher=search", "imitation.search={objective: score}"])
+    config = load_config("snack_wars", ["imitation.teacher=search",
+                                        "imitation.search={samples: 16, first: 4, keep: 2, objective: win}"])
+    teacher = make_teacher(config, 2, seed=0)
+    assert (teacher.samples, teacher.first, teacher.keep, teacher.objective) == (16, 4, 2, "win")
 
 
 def test_a_bad_policy_fails_before_the_backend_writes_anything(tmp_path):
