@@ -95,12 +95,9 @@ def write_json_atomic(path: Path, data: dict) -> None:
 
 
 def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
-    """Save model and metadata atomically (each file is renamed into place when complete)."""
+    """Save model and metadata, each file written whole or not at all (`write_atomic`)."""
     path = Path(path).with_suffix(".zip")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".partial.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
+    write_atomic(path, model.save, "wb")  # SB3 saves into an open binary file as into a path
     write_json_atomic(path.with_suffix(".json"), {"format": FORMAT, **metadata, "library_versions": library_versions()})
     return path
 

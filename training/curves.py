@@ -27,12 +27,12 @@ the mean score. The docs show them (docs/learning-curves.md).
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
 import re
 from pathlib import Path
 
-from snack_envs.checkpoints import write_json_atomic
+from snack_envs.checkpoints import write_atomic, write_json_atomic
 from snack_envs.training.cli import ArgumentParser, command
 from snack_envs.training.outcomes import eval_figures
 
@@ -122,13 +122,12 @@ def read_curve(run_dir: str | Path) -> list[dict]:
 
 
 def write_csv(rows: list[dict], path: Path) -> Path:
-    """The curve's rows as a CSV (COLUMNS), written through a temporary file and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", newline="") as f:
-        writer = csv.DictWriter(f, COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
+    """The curve's rows as a CSV (COLUMNS), written whole or not at all (`write_atomic`)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    write_atomic(path, lambda f: f.write(text.getvalue().encode()), "wb")
     return path
 
 
@@ -175,10 +174,8 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
         multi[0].set_ylabel("win share (ties split)")
     fig.suptitle(title)
     fig.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.savefig(tmp, dpi=90, format="png")
+    write_atomic(path, lambda f: fig.savefig(f, dpi=90, format="png"), "wb")
     plt.close(fig)
-    os.replace(tmp, path)
     return path
 
 

@@ -37,13 +37,12 @@ trained as they stop any run (exit status 130 / 143), with one line naming
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
 from typing import Callable
 
-from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_json_atomic
+from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_atomic, write_json_atomic
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config, load_run_config, stage_configs, stage_source
 from snack_envs.training.run import (
@@ -260,10 +259,9 @@ def published(run_dir: Path, stage_dir: Path) -> bool:
 
 
 def publish(run_dir: Path, stage_dir: Path) -> None:
-    """Copy the last stage's final.zip, then its final.json, into the recipe's folder, each through a
-    temporary file and a rename (a crash leaves the old file or the new one, never half of one)."""
+    """Copy the last stage's final.zip, then its final.json, into the recipe's folder, each written whole
+    (`write_atomic`: a crash leaves the old file or the new one, never half of one)."""
     for name in ("final.zip", "final.json"):
-        tmp = run_dir / f".{name}.tmp"
-        shutil.copyfile(stage_dir / name, tmp)  # a new file: the mode the umask gives
-        os.replace(tmp, run_dir / name)
+        with open(stage_dir / name, "rb") as source:
+            write_atomic(run_dir / name, lambda f: shutil.copyfileobj(source, f), "wb")
 

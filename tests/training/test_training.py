@@ -6,6 +6,7 @@ import json
 import math
 import tempfile
 import warnings
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -257,6 +258,27 @@ def test_maskable_ppo_smoke_save_load_and_legal_predictions(name, tmp_path):
     other = next(n for n in ENVS if n != name)
     with pytest.raises(CheckpointError, match="trained on"):
         load_policy(path, env_name=other)
+
+
+def test_a_checkpoint_save_that_fails_midway_leaves_the_last_one_whole_and_no_temporary_file(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    env = SingleAgentEnv("snack_rabbits_v0", opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, device="cpu", policy_kwargs={"net_arch": [8]})
+    meta = {**env_facts("snack_rabbits_v0", 2), "env_options": {}, "timesteps": 0}
+    path = save_checkpoint(model, tmp_path / "agent.zip", meta)
+    before = path.read_bytes(), path.with_suffix(".json").read_bytes()
+
+    class DiskFull:
+        def save(self, target):  # half a zip, then the error: into a path or an open file, as SB3 takes either
+            with open(target, "wb") if isinstance(target, (str, Path)) else nullcontext(target) as f:
+                f.write(before[0][:100])
+            raise OSError("No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        save_checkpoint(DiskFull(), path, {**meta, "timesteps": 64})
+    assert (path.read_bytes(), path.with_suffix(".json").read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.json", "agent.zip"]
 
 
 def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through_a_checkpoint(tmp_path):
