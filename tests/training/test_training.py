@@ -281,6 +281,39 @@ def test_a_checkpoint_save_that_fails_midway_leaves_the_last_one_whole_and_no_te
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.json", "agent.zip"]
 
 
+def test_an_rllib_checkpoint_save_stopped_between_its_renames_keeps_a_whole_checkpoint_that_restore_puts_back(tmp_path, monkeypatch):
+    import os
+
+    from snack_envs.training.backends import rllib
+
+    class Algorithm:  # what save_algorithm needs of an RLlib Algorithm
+        def __init__(self, step):
+            self.step = step
+
+        def save_to_path(self, folder):
+            Path(folder).mkdir()
+            (Path(folder) / "weights").write_text(str(self.step))
+
+    path = rllib.save_algorithm(Algorithm(1), tmp_path / "checkpoint")
+    replace = os.replace
+
+    def stop_before_the_second_rename(source, target):
+        if Path(source).name == "checkpoint.partial":
+            raise KeyboardInterrupt
+        replace(source, target)
+
+    monkeypatch.setattr(rllib.os, "replace", stop_before_the_second_rename)
+    with pytest.raises(KeyboardInterrupt):
+        rllib.save_algorithm(Algorithm(2), path)
+    monkeypatch.setattr(rllib.os, "replace", replace)
+    assert (tmp_path / "checkpoint.previous" / "weights").read_text() == "1"
+    rllib.restore_algorithm(path)
+    assert (path / "weights").read_text() == "1"
+    rllib.save_algorithm(Algorithm(3), path)
+    assert (path / "weights").read_text() == "3"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+
+
 def test_grid_policy_scores_each_cell_action_at_its_cell_and_round_trips_through_a_checkpoint(tmp_path):
     """Snack Time's convolutional policy: each pipe/entrance logit is read at its own cell; it trains,
     saves, loads with load_policy and predicts legal actions; a game without a grid refuses it."""

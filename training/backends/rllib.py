@@ -109,13 +109,25 @@ def evaluate_module(module, config: dict, games: int, seed: int) -> dict[str, di
 
 
 def save_algorithm(algo, path: Path) -> Path:
-    """Save through a temporary folder and a rename, so an interrupted save leaves the last good one."""
-    tmp = path.with_name(path.name + ".partial")
+    """Save through a temporary folder and renames, so that at every moment `path` or, for the instant
+    between the two renames, `<path>.previous` holds a whole checkpoint (`restore_algorithm` puts it back)."""
+    tmp, previous = path.with_name(path.name + ".partial"), path.with_name(path.name + ".previous")
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    shutil.rmtree(path, ignore_errors=True)
+    restore_algorithm(path)
+    shutil.rmtree(previous, ignore_errors=True)
+    if path.exists():
+        os.replace(path, previous)
     os.replace(tmp, path)
+    shutil.rmtree(previous, ignore_errors=True)
     return path
+
+
+def restore_algorithm(path: Path) -> None:
+    """Put back the checkpoint that a save stopped between its two renames left as `<path>.previous`."""
+    previous = path.with_name(path.name + ".previous")
+    if previous.is_dir() and not path.exists():
+        os.replace(previous, path)
 
 
 def start_ray(address: str | None, config: dict) -> bool:
@@ -170,6 +182,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
         raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
     config = rllib_config(config)
+    for saved in ("checkpoint", "final"):  # a save stopped between its renames
+        restore_algorithm(run_dir / saved)
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
     import ray
