@@ -252,10 +252,13 @@ def test_snack_train_rllib_trains_evaluates_checkpoints_and_resumes(local_ray, t
     assert set(meta["evaluation"]) == {"random", "heuristic"} and meta["evaluation"]["random"]["games"] == 4
     assert (run / "learning_curve.png").exists() and (run / "eval.csv").read_text().count("\n") == 1 + 4  # header, 2 opponents x 2
 
-    # Resume the run for one more iteration: the Algorithm (with its snapshot module) is restored.
+    # Resume the run for one more iteration: the Algorithm (with its snapshot module) is restored, here
+    # from where a save stopped between its two renames left it.
+    (run / "checkpoint").rename(run / "checkpoint.previous")
     config = json.loads((run / "config.json").read_text())
     config["timesteps"] = 384
     result = rllib_backend.train(config, run, resume=True)
+    assert not (run / "checkpoint.previous").exists()
     assert 384 <= result["timesteps"] < 384 + 128
     assert json.loads((run / "state.json").read_text())["snapshots"] == ["main_v3"]
 
