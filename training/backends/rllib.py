@@ -182,8 +182,9 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
         raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
     config = rllib_config(config)
-    for saved in ("checkpoint", "final"):  # a save stopped between its renames
-        restore_algorithm(run_dir / saved)
+    if resume:  # a fresh run leaves a folder it refuses as it found it
+        for saved in ("checkpoint", "final"):  # a save stopped between its renames
+            restore_algorithm(run_dir / saved)
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
     import ray
