@@ -21,11 +21,13 @@ Rewards are 0 on every other step; truncation gives no end-of-game reward.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 from pettingzoo import ParallelEnv
+from pettingzoo.utils.agent_selector import AgentSelector
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
@@ -49,6 +51,11 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self.agents: list[str] = []
         self.halted = False  # ended without the game ending (truncation, illegal move): masks are zero
         self._no_mask = np.zeros(self.num_actions, np.int8)
+        self._load_listeners: list[weakref.WeakMethod] = []  # AEC views to bring up to date (ParallelAECView)
+
+    def on_snapshot_load(self, listener: Callable[[], None]) -> None:
+        """Call the bound method `listener` after each `load_state_dict` (held weakly)."""
+        self._load_listeners.append(weakref.WeakMethod(listener))
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(self._check_reset(seed, options))
@@ -137,6 +144,10 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
 
     def _load_episode_state(self, episode: dict[str, Any]) -> None:
         self.halted = episode["halted"]
+        for ref in self._load_listeners:
+            listener = ref()
+            if listener is not None:
+                listener()
 
 
 class StandardParallelWrapper(BaseParallelWrapper):
@@ -203,19 +214,45 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
     def __init__(self, par_env: ParallelEnv):
         super().__init__(parallel_to_aec_wrapper(par_env))
         self._view = self._inner = self.env
-        # Over the raw env (`raw_env()`), stepping before reset() or after the end raises IllegalActionError as
-        # the turn-based raw envs do; over the public env (`env()`), PettingZoo's order checks answer.
+        self._raw: SimultaneousEnv = par_env.unwrapped
+        # Over the raw env (`raw_env()`), stepping before reset() or after the end, or an illegal action, raises
+        # IllegalActionError as the turn-based raw envs do; over the public env (`env()`), PettingZoo's order
+        # checks answer, and StandardParallelWrapper ends the episode at the end of a tick with an illegal action.
         self._raw_order_errors = isinstance(par_env, SimultaneousEnv)
+        self._raw.on_snapshot_load(self._start_tick_from_state)
 
     def step(self, action) -> None:
         if self._raw_order_errors:
-            name = self._view.env.env_name
+            raw, view = self._raw, self._inner
             if not self._has_reset:
-                raise IllegalActionError(f"{name}: step() before reset(); call reset() first")
-            if not self._inner.agents:
-                raise IllegalActionError(f"{name}: step() after the episode ended (every agent is done); "
+                raise IllegalActionError(f"{raw.env_name}: step() before reset(); call reset() first")
+            if not view.agents:
+                raise IllegalActionError(f"{raw.env_name}: step() after the episode ended (every agent is done); "
                                          "call reset() to start a new one")
+            agent = view.agent_selection
+            if not (view.terminations[agent] or view.truncations[agent]):
+                # Refused now, with nothing queued: every action of a tick is checked against the same state.
+                raw.game.check_action(action, raw.agent_seats[agent])
         super().step(action)
+
+    def _start_tick_from_state(self) -> None:
+        """After the parallel env loads a snapshot: the view starts a tick there, its observations, agents
+        and flags read from the env (an action queued for the tick that was interrupted is dropped)."""
+        raw, view = self._raw, self._view
+        agents = list(raw.agents)
+        view._observations = {a: raw.observe(a) for a in raw.possible_agents}
+        view.agents, view._live_agents = agents, agents[:]
+        view._actions = dict.fromkeys(agents)
+        view._agent_selector = AgentSelector(agents)
+        if agents:
+            view.agent_selection = view._agent_selector.reset()
+        over = raw.game.game_over
+        view.terminations = dict.fromkeys(raw.possible_agents, over)
+        view.truncations = dict.fromkeys(raw.possible_agents, raw.halted and not over)
+        view.infos = raw._final_infos() if over else {a: {} for a in raw.possible_agents}
+        view.rewards = dict.fromkeys(raw.possible_agents, 0.0)
+        view._cumulative_rewards = dict.fromkeys(raw.possible_agents, 0.0)
+        self._has_reset = True
 
     # What OrderEnforcingWrapper refuses before reset.
     _order_checked = frozenset(

@@ -289,6 +289,45 @@ def test_the_aec_view_keeps_pettingzoos_order_checks_and_reaches_the_env():
     assert env.game.config["xxl"]
 
 
+def test_the_raw_aec_view_refuses_an_illegal_action_at_its_own_step_and_plays_on():
+    from snack_envs.core.game import IllegalActionError
+
+    env = speed_snacks_v1.raw_env()
+    env.reset(seed=0)
+    first = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(first)["action_mask"] == 0)[0])
+    before = env.unwrapped.state_dict()
+    with pytest.raises(IllegalActionError, match=f"action {illegal} is not legal now"):
+        env.step(illegal)
+    assert env.agent_selection == first and env.unwrapped.state_dict() == before
+    env.step(WAIT)  # nothing of the refused action stays queued: the tick goes through
+    env.step(WAIT)
+    assert env.agent_selection == first and env.unwrapped.num_steps == 1
+
+
+@pytest.mark.parametrize("make", [speed_snacks_v1.env, speed_snacks_v1.raw_env], ids=["env", "raw_env"])
+def test_the_aec_view_follows_a_snapshot_loaded_into_its_env(make):
+    source, target = make(), make()
+    source.reset(seed=5)
+    target.reset(seed=99)
+    target.step(WAIT)  # mid-tick: this queued action is dropped by the load
+    target.unwrapped.load_state_dict(source.unwrapped.state_dict())
+    assert target.agent_selection == source.agent_selection
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        if not source.agents:
+            break
+        agent = source.agent_selection
+        observation, *rest = source.last()
+        other_observation, *other_rest = target.last()
+        assert target.agent_selection == agent and rest == other_rest
+        assert all(np.array_equal(observation[k], other_observation[k]) for k in observation)
+        action = None if rest[1] or rest[2] else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        source.step(action)
+        target.step(action)
+    assert target.unwrapped.state_dict() == source.unwrapped.state_dict()
+
+
 def test_the_retired_v0_is_refused_with_an_error_naming_v1(tmp_path):
     import json
 
