@@ -432,11 +432,21 @@ def main(argv=None) -> None:
     if not paths:
         parser.error(f"no checkpoint given and none in {args.out}")
     solo_games = args.solo_games or min(SOLO_GAMES, args.games)
+    # Every checkpoint is checked before any is measured. Named ones must play every count of --players;
+    # of the folder's own (none named), each plays those of the counts it can, and one that can play none
+    # is left as it is.
+    plan = []
     for path in paths:
         meta = read_metadata(path)
-        counts = player_counts(meta) if args.players is None else args.players
-        if any(n not in player_counts(meta) for n in counts):
-            parser.error(f"{path} plays {player_counts(meta)} players, not {counts}")
+        playable = player_counts(meta)
+        counts = playable if args.players is None else [n for n in args.players if n in playable]
+        if args.checkpoints and args.players is not None and counts != args.players:
+            parser.error(f"{path} plays {playable} players, not {args.players}")
+        if not counts:
+            print(f"{path}: plays {playable} players, none of {args.players}: left as it is")
+            continue
+        plan.append((path, meta, counts))
+    for path, meta, counts in plan:
         bar = measure(path, counts, args.games, solo_games, args.seed, args.lookahead_games, args.lookahead_budget,
                       jobs=args.jobs)
         for n, result in bar["counts"].items():

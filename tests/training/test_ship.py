@@ -194,3 +194,22 @@ def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alo
     assert (multi.read_bytes(), multi.with_suffix(".json").read_text()) == before
     assert json.loads(published.with_suffix(".json").read_text())["bar"]["counts"]["1"]["seed"] == 5
     assert "### Snack Time: `snack_time_v0_solo.zip`" in (out / "README.md").read_text()
+
+
+def test_players_over_the_folder_measure_the_checkpoints_that_play_them_and_named_ones_are_checked_first(
+        tmp_path, capsys):
+    out = tmp_path / "published"
+    solo_path = copy_checkpoint("snack_time_v0", out, player_counts=[1])
+    solo_path.rename(out / "snack_time_v0_solo.zip")
+    out.joinpath("snack_time_v0.json").rename(out / "snack_time_v0_solo.json")
+    wars = copy_checkpoint("snack_wars_v0", out, player_counts=[2, 3])
+    ship.main(["--players", "3", "--games", "4", "--lookahead-games", "2", "--out", str(out), "--dry-run"])
+    printed = capsys.readouterr().out
+    assert "snack_time_v0_solo.zip: plays [1] players, none of [3]: left as it is" in printed
+    assert f"{wars}, 3 players:" in printed and ", 2 players:" not in printed
+    with pytest.raises(SystemExit) as stop:  # named: refused before anything is measured
+        ship.main([str(wars), str(out / "snack_time_v0_solo.zip"), "--players", "3", "--games", "4", "--out", str(out)])
+    assert stop.value.code == 2
+    assert "snack_time_v0_solo.zip plays [1] players, not [3]" in capsys.readouterr().err
+    assert json.loads(wars.with_suffix(".json").read_text())["bar"] == json.loads(
+        (CHECKPOINTS / "snack_wars_v0.json").read_text())["bar"]  # the first named was not measured either
