@@ -58,7 +58,7 @@ def play_game(env_name: str, policies: list[Policy], seed: int, watch: Watcher |
 
 def record_game(env_name: str, lineup: list[Policy], seed: int, path: Path, **env_kwargs) -> Path:
     """Play `lineup` (one policy per seat) and write every position the spectator sees to `path`
-    (snack_envs.training.replay: a GIF for a .gif path, else text)."""
+    (snack_envs.training.replay: a GIF or MP4 for a .gif or .mp4 path, else text)."""
     replay = Replay(path, [f"seat {s} ({p.name})" for s, p in enumerate(lineup)])
     result = play_game(env_name, lineup, seed, watch=lambda env, actions: replay.snap(env), **env_kwargs)
     header = f"{env_name}, seed {seed}: " + ", ".join(f"seat {s} {p.name}" for s, p in enumerate(lineup))
@@ -267,12 +267,12 @@ def write_solo_outputs(results: dict, out_dir: Path) -> list[Path]:
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-eval", description="Round-robin tournament of snack-env agents.")
     parser.add_argument("--env", type=env_name, required=True, help=f"env name: one of {', '.join(specs.ENV_NAMES)}")
-    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, lookahead, search (Snack Time), or checkpoint paths")
+    parser.add_argument("--agents", nargs="+", default=["random", "heuristic"], help="random, heuristic, lookahead, search (Snack Time, Snack Wars), or checkpoint paths")
     parser.add_argument("--games", type=positive_int, default=200, help="games per pairing")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seed", type=nonnegative_int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="folder for results.json/.csv and the heatmap")
-    parser.add_argument("--replay", type=Path, default=None, help="write one game of the first two agents as a replay: .gif pictures, else text")
+    parser.add_argument("--replay", type=Path, default=None, help="write one game of the first two agents as a replay: .gif or .mp4 pictures, else text")
     args = parser.parse_args(argv)
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out} is a file; give a folder for the results")

@@ -105,7 +105,7 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-play", description="Play a snack env in the terminal against agents.")
     parser.add_argument("env", type=env_name, help=f"one of {', '.join(specs.ENV_NAMES)}")
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="random, heuristic, lookahead, search (Snack Time) or checkpoint paths")
+    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="random, heuristic, lookahead, search (Snack Time, Snack Wars) or checkpoint paths")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--seed", type=nonnegative_int, default=None)
