@@ -105,6 +105,8 @@ def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
 def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
     """A checkpoint's metadata (the JSON file beside it), refused unless its format is one of `formats`."""
     meta_path = Path(path).with_suffix(".json")
+    if not Path(path).exists() and not meta_path.exists():
+        raise CheckpointError(f"no checkpoint at {path}")
     if not meta_path.exists():
         raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file")
     try:
@@ -146,10 +148,12 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
                               f"(known envs: {', '.join(specs.ENV_NAMES)})")
     if env_name is not None and trained_on != env_name:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, not {env_name}")
+    if num_players is not None and (not isinstance(num_players, int) or isinstance(num_players, bool)):
+        raise CheckpointError(f"num_players={num_players!r} is not an int")
     if num_players is not None and num_players not in counts:
         supported = f"num_players={counts[0]} only" if len(counts) == 1 else f"num_players in {counts} only"
         raise CheckpointError(f"checkpoint supports {supported} (it was trained for {'/'.join(map(str, counts))}-player "
-                              f"{trained_on}), not {num_players} players")
+                              f"{trained_on}), not num_players={num_players}")
     facts = env_facts(trained_on, players, meta.get("env_options"))
     for key in FACTS:
         if meta[key] != facts[key]:
@@ -199,6 +203,8 @@ class LogitsPolicy:
         return int(legal[np.argmax(self.logits(observation, action_mask)[legal])])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if not np.any(action_mask):
+            raise ValueError(f"{self.name}: the action mask allows no action (an agent that is done steps with None)")
         if self.deterministic:
             return self.best(observation, action_mask)
         return masked_sample(self.logits(observation, action_mask), action_mask, self.rng)

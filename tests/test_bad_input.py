@@ -7,7 +7,9 @@
 4. seeds are checked up front;
 5. unknown reset options are refused (warned about where PettingZoo's API test needs them accepted);
 6. `opponents="heuristic"` is one spec, not a list of letters;
-7. every single-agent view puts the action mask in `info["action_mask"]`.
+7. every single-agent view puts the action mask in `info["action_mask"]`;
+8. the turn-based games' parallel view checks the joint action as the simultaneous ones do, an unknown viewer is
+   named, and the solo env takes num_players=1 only (and draws pictures, as every env does).
 """
 
 from __future__ import annotations
@@ -368,3 +370,42 @@ def test_gymnasium_vector_envs_see_the_masks(gym_id):
     _, _, _, _, infos = envs.step(np.array([random_legal(m, rng) for m in masks]))
     assert infos["action_mask"].shape == masks.shape
     envs.close()
+
+
+# --- 8. the rest: the turn-based games' parallel view, viewers, the solo env's keywords ---------------------
+@pytest.mark.parametrize("name", [n for n in ENVS if not is_parallel(n)])
+def test_the_turn_based_parallel_view_refuses_a_joint_action_without_the_mover_or_with_strangers(name):
+    env = env_module(name).parallel_env()
+    observations, _ = env.reset(seed=3)
+    mover = next(a for a in env.agents if observations[a]["action_mask"].any())
+    legal = {a: int(np.flatnonzero(o["action_mask"])[0]) if o["action_mask"].any() else 0
+             for a, o in observations.items()}
+    before = env.unwrapped.state_dict()
+    for bad, message in [({a: x for a, x in legal.items() if a != mover}, f"no action for {mover}, the agent to act"),
+                         (dict(legal, player_9=0), r"not in the episode: \['player_9'\]"),
+                         (list(legal.values()), "actions must be a dict agent -> action")]:
+        with pytest.raises(IllegalActionError, match=message):
+            env.step(bad)
+        assert env.unwrapped.state_dict() == before
+    env.step(legal)
+    assert env.unwrapped.num_steps == 1
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_an_unknown_viewer_is_refused_naming_the_agents(name):
+    env = specs.get(name).raw_env(render_mode="ansi")
+    env.reset(seed=0)
+    with pytest.raises(ConfigError, match=r"viewer='player_9' is not one of \['player_0', 'player_1'"):
+        env.unwrapped.render(viewer="player_9")
+    assert env.unwrapped.render(viewer="player_1")
+
+
+def test_the_solo_env_takes_num_players_1_only_and_draws_pictures():
+    import snack_envs.snack_time_v0  # noqa: F401  (registers the id)
+
+    with pytest.raises(ConfigError, match="num_players=2: SnackTimeSolo-v0 is played by one player"):
+        gymnasium.make("SnackTimeSolo-v0", num_players=2)
+    env = gymnasium.make("SnackTimeSolo-v0", num_players=1, render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3

@@ -69,9 +69,15 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
                          f"{len(raw.possible_agents) - 1}")
     me = raw.possible_agents[seat]
     others = [a for a in raw.possible_agents if a != me]
+    if not others and opponents:
+        raise UsageError(f"{env_name} with 1 player is played solo: drop --opponents")
+    if others and len(opponents) not in (1, len(others)):
+        raise UsageError(f"{len(opponents)} opponents for {len(others)} other seat{'s' if len(others) > 1 else ''}: "
+                         f"give one per seat, or one for every seat")
     policies = {a: make_policy(opponents[i % len(opponents)], env_name, num_players, seed=i) for i, a in enumerate(others)}
     seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
-    say(f"{env_name}: you are {me}; opponents: " + ", ".join(f"{a} ({policies[a].name})" for a in others))
+    say(f"{env_name}: you are {me}; " + ("opponents: " + ", ".join(f"{a} ({policies[a].name})" for a in others)
+                                         if others else "solo"))
     recording = Replay(replay) if replay is not None else None
 
     def watch(env, actions) -> None:
@@ -105,14 +111,17 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-play", description="Play a snack env in the terminal against agents.")
     parser.add_argument("env", type=env_name, help=f"one of {', '.join(specs.ENV_NAMES)}")
-    parser.add_argument("--opponents", nargs="+", default=["heuristic"], help="random, heuristic, lookahead, search (Snack Time, Snack Wars) or checkpoint paths")
+    parser.add_argument("--opponents", nargs="+", default=None,
+                        help="one per other seat, or one for every seat (default: heuristic): random, heuristic, "
+                             "lookahead, search (Snack Time, Snack Wars) or checkpoint paths")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")
     parser.add_argument("--seed", type=nonnegative_int, default=None)
     parser.add_argument("--replay", default=None, help="write the game to this file: .gif or .mp4 pictures, else text")
     args = parser.parse_args(argv)
     try:
-        play(args.env, args.opponents, args.num_players, args.seat, args.seed, replay=args.replay)
+        opponents = args.opponents if args.opponents is not None else ["heuristic"] * (args.num_players > 1)
+        play(args.env, opponents, args.num_players, args.seat, args.seed, replay=args.replay)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
 

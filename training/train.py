@@ -40,6 +40,11 @@ def main(argv=None) -> None:
                         help="sb3: MaskablePPO in this process (default); rllib: Ray RLlib multi-agent PPO (training/backends/rllib.py)")
     parser.add_argument("--address", default=None, help="with --backend rllib: the Ray cluster to run on (default: a local Ray)")
     args = parser.parse_args(argv)
+    if args.resume and (args.config or args.overrides or args.run_dir):
+        parser.error("--resume continues a run with the config it started with, in its own folder: "
+                     "drop --config, --set and --run-dir")
+    if args.address and args.backend != "rllib":
+        parser.error("--address names the Ray cluster of --backend rllib: add --backend rllib, or drop --address")
     recipe = None
     if args.resume:
         config = load_run_config(args.resume)  # checked as a fresh load is

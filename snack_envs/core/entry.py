@@ -9,10 +9,32 @@ views `env` / `raw_env` through PettingZoo's `parallel_to_aec` layers
 
 from __future__ import annotations
 
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from collections.abc import Mapping
+
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from snack_envs.core.env import TurnBasedEnv, wrap_aec
+from snack_envs.core.game import IllegalActionError
 from snack_envs.core.parallel import SimultaneousEnv, aec_view, wrap_parallel
+
+
+class TurnBasedParallelView(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn_based_aec_to_parallel, with the joint action checked as the simultaneous games'
+    parallel envs check it: a dict that names no agent outside the episode and holds the action of the agent
+    to act (the others' actions are ignored), else IllegalActionError, with nothing changed."""
+
+    def step(self, actions):
+        if self.agents:
+            name = self.aec_env.unwrapped.env_name
+            if not isinstance(actions, Mapping):
+                raise IllegalActionError(f"{name}: actions must be a dict agent -> action, got {actions!r}")
+            unknown = [a for a in actions if a not in self.agents]
+            if unknown:
+                raise IllegalActionError(f"{name}: not in the episode: {unknown} (agents: {self.agents})")
+            acting = self.aec_env.agent_selection
+            if acting not in actions:
+                raise IllegalActionError(f"{name}: no action for {acting}, the agent to act")
+        return super().step(actions)
 
 
 def turn_based_entry_points(raw_cls: type[TurnBasedEnv]):
@@ -28,7 +50,7 @@ def turn_based_entry_points(raw_cls: type[TurnBasedEnv]):
 
     def parallel_env(**kwargs):
         """A parallel view (PettingZoo's turn_based_aec_to_parallel over `env()`): only the agent to act moves."""
-        return turn_based_aec_to_parallel(env(**kwargs))
+        return TurnBasedParallelView(env(**kwargs))
 
     return env, raw_env, parallel_env
 

@@ -245,6 +245,8 @@ class SnackEnvBase:
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
+        if viewer is not None and viewer not in self.agent_seats:
+            raise ConfigError(f"viewer={viewer!r} is not one of {self.possible_agents} (None: the spectator's view)")
         if self.game is None:
             return None if self.render_mode == "rgb_array" else "(call reset() first)"
         seat = None if viewer is None else self.agent_seats[viewer]

@@ -15,8 +15,9 @@
 | Illegal action | ends the episode with `illegal_reward` (default -1) and `info["illegal_action"] = True`, as the project's other single-agent envs do (Gymnasium's checker samples unmasked actions); `illegal_action="raise"` raises IllegalActionError and changes nothing |
 
 Keywords: the game's options (`rat_snacks`, `advanced_entrances`,
-`advanced_traps`), `render_mode` ("ansi" or "human"), `illegal_action`,
-`illegal_reward`. The game's chance comes from the env's `np_random`, so
+`advanced_traps`), `render_mode` ("ansi", "human" or "rgb_array": the
+picture `snack_time_v0` draws, Pillow needed), `illegal_action`,
+`illegal_reward` (and `num_players=1`, the only count). The game's chance comes from the env's `np_random`, so
 `reset(seed=...)` fixes the whole episode; the seed is a non-negative int or
 None, and `reset` takes no option (an unknown one is a ConfigError).
 """
@@ -38,7 +39,7 @@ SOLO_ENV_ID = "SnackTimeSolo-v0"
 
 class SnackTimeSoloEnv(gymnasium.Env):
     __doc__ = __doc__
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -51,6 +52,10 @@ class SnackTimeSoloEnv(gymnasium.Env):
             raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         if illegal_action not in ("penalize", "raise"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
+        if options.get("num_players", 1) != 1:
+            raise ConfigError(f"num_players={options['num_players']!r}: {SOLO_ENV_ID} is played by one player "
+                              "(snack_time_v0.env(num_players=...) plays 2 to 4)")
+        options.pop("num_players", None)
         probe = SnackTime(1, np.random.default_rng(0), **options)  # rejects unknown or bad options here
         self.game_options = dict(options)
         self.render_mode = render_mode
@@ -106,8 +111,15 @@ class SnackTimeSoloEnv(gymnasium.Env):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'.")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or "
+                                  "'human'.")
             return None
+        if self.render_mode == "rgb_array":  # the picture the multi-player env draws (Pillow, the `render` extra)
+            if self.game is None:
+                return None
+            from snack_envs.core.picture import draw_game, to_array
+
+            return to_array(draw_game(self.game, 0, ["you"]))
         text = "(call reset() first)" if self.game is None else self.game.render_text(names=["you"])
         if self.render_mode == "human":
             print(text)

@@ -116,6 +116,16 @@ def test_a_whole_game_records_from_one_seat_with_given_policies():
     assert len(frames) > 5 and frames[0].shape == (env.reset(seed=2) or env.render()).shape
 
 
+def test_record_episode_refuses_policies_or_a_viewer_for_agents_the_game_lacks():
+    from snack_envs.agents import RandomPolicy
+    from snack_envs.core.game import ConfigError
+
+    with pytest.raises(ConfigError, match=r"policies for \['player_7'\], who are not agents of this game"):
+        record_episode("snack_wars_v0", seed=2, policies={"player_7": RandomPolicy(0)})
+    with pytest.raises(ConfigError, match="viewer='player_2' is not one of"):
+        record_episode("snack_wars_v0", seed=2, viewer="player_2", max_frames=1)
+
+
 def test_save_gif_refuses_frames_of_different_sizes(tmp_path):
     with pytest.raises(ValueError, match="one size"):
         save_gif([np.zeros((10, 10, 3), np.uint8), np.zeros((12, 10, 3), np.uint8)], tmp_path / "x.gif")

@@ -54,7 +54,7 @@ def test_metadata_for_another_game_version_or_player_count_is_refused_naming_wha
         ({"env_name": "snack_chess_v0"}, "snack_chess_v0'?, which is no env of this package"),
         ({"env_name": "speed_snacks_v0"}, "retired"),
         ({"env_version": 99}, "env_version is 99"),
-        ({"num_players": 3, "player_counts": [3]}, "supports num_players=3 only .* not 2 players"),
+        ({"num_players": 3, "player_counts": [3]}, "supports num_players=3 only .* not num_players=2"),
     ]:
         path.with_suffix(".json").write_text(json.dumps(dict(meta, **change)))
         with pytest.raises(CheckpointError, match=message):
@@ -69,7 +69,7 @@ def test_metadata_for_another_game_version_or_player_count_is_refused_naming_wha
 
 def test_a_checkpoint_supports_only_its_player_count_and_says_which(tmp_path):
     path = relabelled_checkpoint(tmp_path, "snack_wars_v0", [2])
-    with pytest.raises(CheckpointError, match=rf"{path.name}: checkpoint supports num_players=2 only .* not 3"):
+    with pytest.raises(CheckpointError, match=rf"{path.name}: checkpoint supports num_players=2 only .* not num_players=3"):
         make_policy(str(path), "snack_wars_v0", 3)
 
 

@@ -37,6 +37,16 @@ def test_committed_checkpoint_loads_and_plays_legal_games(path):
     assert (CHECKPOINT_DIR / "README.md").read_text().count(f"`{path.name}`") >= 1  # its part of the README
 
 
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_a_policy_refuses_a_mask_that_allows_nothing_instead_of_playing_an_illegal_action(deterministic):
+    import numpy as np
+
+    policy = load_policy(CHECKPOINT_DIR / "snack_wars_v0.zip", "snack_wars_v0", 2, deterministic=deterministic)
+    observation = np.zeros(policy.model.observation_space.shape, np.float32)
+    with pytest.raises(ValueError, match="the action mask allows no action"):
+        policy.act(observation, np.zeros(policy.model.action_space.n, np.int8))
+
+
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
 def test_a_committed_checkpoints_lineage_names_recipes_and_checkpoints_in_the_repository(path):
     """Each run behind a shipped checkpoint is named by a config in configs/ (`recipe`) or a file in the repository

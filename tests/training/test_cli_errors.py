@@ -19,12 +19,13 @@ import pytest
 pytest.importorskip("yaml")
 
 from snack_envs import specs  # noqa: E402
-from snack_envs.training import demo, evaluate, play, train  # noqa: E402
+from snack_envs.training import demo, evaluate, play, ship, train  # noqa: E402
 from snack_envs.training.cli import UsageError  # noqa: E402
 from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"snack-train": train, "snack-eval": evaluate, "snack-play": play, "snack-demo": demo}
+ALL_COMMANDS = {**COMMANDS, "python -m snack_envs.training.ship": ship}  # ship: the maintainers' tool, not in the README
 
 
 def run_main(module, argv: list[str], capsys) -> tuple[int | str | None, str, str]:
@@ -66,6 +67,9 @@ USER_ERRORS = [
     ("snack-train", ["--set", "env.name=snack_chess_v0"], ["env.name", "snack_chess_v0"]),  # bad config
     ("snack-train", ["--config", "TMP/malformed.yaml"], ["malformed.yaml", "line 4"]),  # malformed YAML: file and line
     ("snack-train", ["--resume", "TMP/no_run"], ["no_run", "config.json"]),  # missing run folder
+    ("snack-train", ["--resume", "TMP/no_run", "--config", "snack_wars"], ["--resume", "drop --config"]),  # ignored
+    ("snack-train", ["--resume", "TMP/no_run", "--set", "seed=1"], ["--resume", "--set"]),
+    ("snack-train", ["--address", "1.2.3.4:6379"], ["--address", "--backend rllib"]),
     ("snack-eval", ["--env", "snack_chess_v0"], ["unknown env 'snack_chess_v0'", *specs.ENV_NAMES]),  # unknown --env
     ("snack-eval", ["--env", "speed_snacks_v0"], ["retired", "speed_snacks_v1"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--games", "0"], ["--games", "0"]),  # --games 0
@@ -73,6 +77,7 @@ USER_ERRORS = [
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "heurstic"], ["unknown policy 'heurstic'"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--out", "TMP/malformed.yaml"], ["--out", "malformed.yaml"]),
+    ("python -m snack_envs.training.ship", ["TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),  # as snack-eval says it
     ("snack-demo", ["--games", "0"], ["--games", "0"]),
     ("snack-demo", ["--seed", "-1"], ["--seed", "-1"]),
     ("snack-play", ["snack_rabbits_v0", "--seat", "5"], ["seat 5", "seats 0 to 1"]),  # --seat 5
@@ -80,6 +85,9 @@ USER_ERRORS = [
     ("snack-play", ["snack_rabbits_v0", "--num-players", "3", "--seat", "3"], ["seat 3", "seats 0 to 2"]),
     ("snack-play", ["snack_rabbits_v0", "--num-players", "9"], ["num_players=9"]),
     ("snack-play", ["snack_chess_v0"], ["unknown env 'snack_chess_v0'", *specs.ENV_NAMES]),
+    ("snack-play", ["snack_rabbits_v0", "--num-players", "3", "--opponents", "heuristic", "random", "random"],
+     ["3 opponents for 2 other seats"]),
+    ("snack-play", ["snack_time_v0", "--num-players", "1", "--opponents", "heuristic"], ["played solo", "--opponents"]),
 ]
 
 
@@ -88,7 +96,7 @@ def test_a_mistake_of_the_user_is_one_line_and_exit_status_2(prog, argv, names, 
     (tmp_path / "malformed.yaml").write_text(MALFORMED_YAML)
     (tmp_path / "wrong_type.yaml").write_text("timesteps: lots\n")
     monkeypatch.setattr(play, "choose", lambda *args: pytest.fail("the game started"))
-    code, _, err = run_main(COMMANDS[prog], [a.replace("TMP", str(tmp_path)) for a in argv], capsys)
+    code, _, err = run_main(ALL_COMMANDS[prog], [a.replace("TMP", str(tmp_path)) for a in argv], capsys)
     assert_one_line_error(code, err, prog, *names)
 
 
@@ -118,7 +126,7 @@ def test_a_checkpoint_for_another_player_count_is_refused_in_one_line_naming_the
     needs_sb3()
     path = relabelled_checkpoint(tmp_path, "snack_wars_v0", [2])
     code, _, err = run_main(play, ["snack_wars_v0", "--opponents", str(path), "heuristic", "--num-players", "3"], capsys)
-    assert_one_line_error(code, err, "snack-play", path.name, "supports num_players=2 only", "not 3")
+    assert_one_line_error(code, err, "snack-play", path.name, "supports num_players=2 only", "not num_players=3")
 
 
 def test_play_refuses_a_seat_the_game_does_not_have():

@@ -61,8 +61,10 @@ def test_a_checkpoint_plays_every_count_its_metadata_lists_and_no_other(tmp_path
     assert player_counts(json.loads(path.with_suffix(".json").read_text())) == [2, 3, 4]
     for n in (2, 3, 4):
         load_policy(path, "snack_rabbits_v0", n)
-    with pytest.raises(CheckpointError, match=r"supports num_players in \[2, 3, 4\] only .* not 5 players"):
+    with pytest.raises(CheckpointError, match=r"supports num_players in \[2, 3, 4\] only .* not num_players=5$"):
         load_policy(path, "snack_rabbits_v0", 5)
+    with pytest.raises(CheckpointError, match=r"num_players='3' is not an int"):
+        load_policy(path, "snack_rabbits_v0", "3")
     with pytest.raises(CheckpointError, match="supports num_players=2 only"):
         load_policy(relabelled_checkpoint(tmp_path, "snack_wars_v0", [2]), "snack_wars_v0", 3)
 
