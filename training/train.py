@@ -52,6 +52,8 @@ def main(argv=None) -> None:
     else:
         config = load_config(args.config, args.overrides)
         run_dir = args.run_dir or default_run_dir(config)
+        if run_dir.exists() and not run_dir.is_dir():
+            parser.error(f"--run-dir {run_dir} is a file; give a folder for the run")
         recipe = {"config": recipe_name(args.config), "overrides": list(args.overrides)}  # for the checkpoints' metadata
     if config.get("stages"):
         if args.backend == "rllib":

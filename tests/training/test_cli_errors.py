@@ -70,6 +70,7 @@ USER_ERRORS = [
     ("snack-train", ["--resume", "TMP/no_run", "--config", "snack_wars"], ["--resume", "drop --config"]),  # ignored
     ("snack-train", ["--resume", "TMP/no_run", "--set", "seed=1"], ["--resume", "--set"]),
     ("snack-train", ["--address", "1.2.3.4:6379"], ["--address", "--backend rllib"]),
+    ("snack-train", ["--run-dir", "TMP/malformed.yaml"], ["--run-dir", "malformed.yaml", "is a file"]),  # before training
     ("snack-eval", ["--env", "snack_chess_v0"], ["unknown env 'snack_chess_v0'", *specs.ENV_NAMES]),  # unknown --env
     ("snack-eval", ["--env", "speed_snacks_v0"], ["retired", "speed_snacks_v1"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--games", "0"], ["--games", "0"]),  # --games 0
