@@ -13,7 +13,7 @@ DOC = f"""Speed Snacks (`speed_snacks_v1`): a real-time card race for 2 players,
 | | |
 |---|---|
 | Import | `from snack_envs import speed_snacks_v1` |
-| API | Parallel (`parallel_env()`, `raw_parallel_env()`); AEC view `env()`, `raw_env()` (PettingZoo's `parallel_to_aec`) |
+| API | Parallel (`parallel_env()`, `raw_parallel_env()`); AEC view `env()`, `raw_env()` (PettingZoo's `parallel_to_aec`; `raw_env()` refuses an illegal action at the step that gives it). A snapshot (`env.unwrapped.state_dict()`) holds whole ticks: loaded into an AEC view, a tick starts there |
 | Agents | `player_0`, `player_1`; seats shuffled by the seed (a seat only matters as the first round's starting player) |
 | Actions | `Discrete({NUM_ACTIONS})`, one space for every decision: 0 wait; 1..5 / 6 snack on customer pile i / new pile; 7..11 / 12 card on kitchen pile i / new pile; 13..17 / 18 Hurry-up on customer pile i / new pile; 19..23 slide under the Hurry-up of pile i; 24..29 snack on my XXL card j; 30 draw XXL; 31..36 take Dish of the Day s; 37..41 inspect opponent pile i; 42 keep Menus; 43 Menu: +1 point; 44..73 Menu: count kitchen top i as snack s (44 + 6 i + s); 74 Menu: toque |
 | Observation | `{{"observation": Box({LAYOUT.size},) float32, "action_mask": Box({NUM_ACTIONS},) int8}}`; a player with nothing to decide has only "wait" |
