@@ -147,6 +147,77 @@ def test_with_the_pool_empty_a_stop_takes_a_die_from_a_player_of_ones_choice():
     assert game.white == [8, 0] and game.pool == 0
 
 
+def test_play_passes_to_the_left_with_3_and_4_players():
+    for n in (3, 4):
+        game = game_with([card(TOMATO, 2, sun=False)], num_players=n)
+        seats = []
+        for _ in range(n + 1):
+            game.apply(STOP)
+            seats.append(game.current_player)
+        assert seats == [*range(1, n), 0, 1] and game.turn == n + 1
+
+
+def test_with_3_players_a_stop_takes_from_the_player_1_or_2_seats_to_the_left():
+    for seat, r, victim in [(0, 1, 1), (0, 2, 2), (1, 2, 0), (2, 1, 0)]:
+        game = game_with([card(TOMATO, 2, sun=False)], num_players=3)
+        game.current_player, game.pool, game.white = seat, 0, [2, 3, 3]
+        game.white[seat] = 2
+        game._legal_cache.clear()
+        assert [a for a in game.legal_actions() if a >= STOP] == [TAKE_FROM, TAKE_FROM + 1]
+        before = list(game.white)
+        game.apply(TAKE_FROM + r - 1)
+        assert game.white[victim] == before[victim] - 1 and game.white[seat] == before[seat] + 1, (seat, r)
+
+
+def test_the_last_die_of_the_pool_is_taken_from_the_pool():
+    game = game_with([card(TOMATO, 2, sun=False)], num_players=3)
+    game.pool, game.white = 1, [3, 2, 2]
+    game._legal_cache.clear()
+    assert [a for a in game.legal_actions() if a >= STOP] == [STOP]  # no taking from players yet
+    game.apply(STOP)
+    assert game.pool == 0 and game.white == [4, 2, 2]
+
+
+def test_an_unscripted_hop_rolls_the_personal_die_and_the_white_dice_chosen():
+    game = game_with([card(TOMATO, 2, sun=False)])
+    game.white[0], game.pool = 2, 6
+    game.apply(hop_action(2, 2))
+    assert game.last_hop["player"] == 0 and game.last_hop["fence"] == 0 and len(game.last_hop["roll"]) == 3
+    assert all(1 <= d <= 6 for d in game.last_hop["roll"])
+
+
+def test_the_last_hop_records_the_dice_and_the_cards_taken_and_a_stop_clears_it():
+    game = game_with([card(CARROT, 4, sun=False)])
+    assert game.last_hop is None and game.turn == 0 and "turn" in game.render_text()
+    assert SnackRabbits.from_dict(game.to_dict()) == game  # a new game snapshots
+    game.white[0], game.pool = 1, 7
+    game.apply(hop_action(4, 1), roll=[2, 3])  # fails
+    assert game.last_hop == {"player": 0, "fence": 2, "roll": [2, 3], "taken": 0} and game.turn == 1
+    game.white[1], game.pool = 1, 6
+    lying = sum(game.fences[2])  # the carrot, and what the second turn turned over there
+    game.apply(hop_action(4, 1), roll=[4, 1])  # makes it
+    assert game.last_hop == {"player": 1, "fence": 2, "roll": [4, 1], "taken": lying} and game.turn == 2
+    assert lying == sum(game.collections[1]) >= 1
+    game.apply(STOP)
+    assert game.last_hop is None and game.turn == 3
+
+
+def test_the_game_ends_when_farmer_brown_turns_up_with_every_space_empty():
+    game = game_with([card(TOMATO, 2, sun=False)], farmer_at=1)
+    game.white[0], game.pool = 1, 7
+    game.apply(hop_action(2, 1), roll=[2, 1])  # empties the only space; the next turn turns up Farmer Brown
+    assert game.farmer_revealed and game.game_over and game.current_player == -1 and game.legal_actions() == []
+
+
+def test_a_restored_game_plays_on_as_the_original_does():
+    game = game_with([card(TOMATO, 2, sun=False)])
+    restored = SnackRabbits.from_dict(game.to_dict())
+    for action in (STOP, STOP, STOP):  # every turn turns over cards: suns chain in both alike
+        game.apply(action)
+        restored.apply(action)
+        assert restored == game and restored.revealed_this_turn == game.revealed_this_turn
+
+
 def test_the_onion_scoring_examples_and_tied_majorities():
     game = game_with([card(TOMATO, 2, sun=False)], num_players=3)
     game.collections[0][ONION] = 4
@@ -176,8 +247,9 @@ def test_hopping_over_an_empty_fence_is_not_allowed():
 
 def test_scripted_rolls_are_checked():
     game = game_with([card(TOMATO, 2, sun=False)])
-    with pytest.raises(ConfigError, match="scripted roll"):
-        game.apply(hop_action(2, 0), roll=[7])
+    for roll in ([7], [0], [1, 1]):  # a die of 1..6, one for the personal die and each white die chosen
+        with pytest.raises(ConfigError, match="scripted roll"):
+            game.apply(hop_action(2, 0), roll=roll)
 
 
 # --- a scripted full game --------------------------------------------------------------------

@@ -229,6 +229,22 @@ def test_a_player_holding_9_passes_without_a_decision_and_the_game_ends_when_all
     assert game.game_over and game.current_player == -1 and game.turn == 2
 
 
+def test_the_players_who_passed_are_those_of_this_turn_only():
+    full = {DONUT: 3, BURGER: 3, MILKSHAKE: 3}
+    game = position(3, {0: {SUSHI: 3, RAMEN: 3, TEMPURA: 2}, 1: full, 2: {CHEESE: 4, CROISSANT: 3}},
+                    draw=[SUSHI], then=[CHEESE, CROISSANT])
+    game.apply(SUSHI)  # seat 0 completes its 9; seat 1 holds 9 and passes
+    assert game.passed == [1] and game.current_player == 2
+    game.apply(CHEESE)  # seat 2 reaches 8; seats 0 and 1 hold 9 and pass
+    assert game.passed == [0, 1] and game.current_player == 2 and game.turn == 2
+    game = position(3, {1: full}, draw=[SUSHI] * 3 + [RAMEN] * 2 + [TEMPURA] * 2 + [CROISSANT] * 2,
+                    then=[CHEESE] * 5 + [CROISSANT] * 3)
+    game.apply(SUSHI)  # seat 0 (3 cards) to seat 1, who passes, to seat 2
+    assert game.passed == [1] and game.current_player == 2
+    game.apply(CHEESE)  # seat 2 to seat 0: nobody passes on the way
+    assert game.passed == [] and game.current_player == 0
+
+
 def test_a_robbed_player_keeps_playing_after_the_thief_completes_9():
     game = position(2, {0: {SUSHI: 4, RAMEN: 4}, 1: {DONUT: 5, BURGER: 4}}, draw=[RACCOON], then=[CHEESE])
     game.apply(RACCOON)
