@@ -537,10 +537,31 @@ def test_bad_scripts_and_options_are_clear_errors():
         SnackTime(1, np.random.default_rng(0), rolls=[([EYE], [I, I, I], None)])
     with pytest.raises(ConfigError, match="A-F x 1-6"):
         SnackTime(1, np.random.default_rng(0), rolls=[([EYE, EYE], [I, I, I], "<3")])
+    for traits, pieces in (([EYE, 3], [I, I, I]), ([EYE, EYE], [I, 3, I]), ([EYE, -1], [I, I, I])):
+        with pytest.raises(ConfigError, match="each 0..2"):  # a die has 3 faces
+            SnackTime(1, np.random.default_rng(0), rolls=[(traits, pieces, None)])
     with pytest.raises(ConfigError, match="rat_snacks"):
         SnackTime(1, np.random.default_rng(0), rat_snacks="yes")
     with pytest.raises(ConfigError, match="num_players"):
         SnackTime(9, np.random.default_rng(0))
+
+
+def test_a_snapshot_whose_event_log_names_what_the_game_lacks_is_refused():
+    from snack_envs.snack_time.components import FIRST_TRAP, NUM_CREATURES, NUM_ENTRANCES
+
+    game = new_game(2)
+    good = [["trap", 0], ["rat", INNER_CELLS[0]], ["snack", 1, 3, 4, FIRST_TRAP - 1], ["damage", 1, 3, 2]]
+    data = game.to_dict()
+    data["state"]["events"] = good
+    SnackTime.from_dict(data)
+    for bad in (["trap", NUM_ENTRANCES], ["trap", -1], ["rat", 0], ["rat ignored", 0, 1],
+                ["snack", 2, 0, 0, 0], ["snack", -1, 0, 0, 0], ["snack", 0, NUM_CREATURES, 0, 0],
+                ["snack", 0, 0, NUM_ENTRANCES, 0], ["snack", 0, 0, -1, 0], ["snack", 0, 0, 0, FIRST_TRAP],
+                ["damage", 2, 0, 0], ["damage", 0, NUM_CREATURES, 0], ["damage", 0, 0, 3], ["damage", 0, 0, -1],
+                ["feast", 0]):
+        data["state"]["events"] = [bad]
+        with pytest.raises(ConfigError, match="an event"):
+            SnackTime.from_dict(data)
 
 
 def test_an_illegal_action_is_refused_and_changes_nothing():
