@@ -466,6 +466,7 @@ def test_rats_are_rolled_each_round_four_at_most_and_never_on_an_entrance():
     seen = []
     for _ in range(6):
         seen.append(game.rats[parse_cell("B3")])
+        assert game.rat_roll == parse_cell("B3" if game.round <= 5 else "A1")  # this round's roll, in the state
         play_round(game)
         if game.round == 6:
             assert ["rat ignored", parse_cell("A1")] in game.events
@@ -474,6 +475,11 @@ def test_rats_are_rolled_each_round_four_at_most_and_never_on_an_entrance():
     quiet = new_game(1, rolls=rolls)  # without the module the location dice are not used
     play_round(quiet)
     assert sum(quiet.rats) == 0 and quiet.rat_roll is None
+
+
+def test_the_location_dice_reach_every_space_of_a_f_by_1_6():
+    cells = {SnackTime(1, np.random.default_rng(seed), rat_snacks=True).rat_roll for seed in range(400)}
+    assert cells == set(INNER_CELLS)  # a letter die and a number die: 36 spaces, each 1/36 a roll
 
 
 # --- solo mode ---------------------------------------------------------------------------------------
