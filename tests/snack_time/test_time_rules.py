@@ -604,6 +604,19 @@ def the_step_that_starts_round_2(game):
         game.apply(action)
 
 
+def test_a_sprung_trap_goes_back_anywhere_in_the_deck_top_to_bottom():
+    game = new_game(1, top=[TRAP[0], 0], advanced_traps=True)
+    action = the_step_that_starts_round_2(game)
+    spots = set()
+    for seed in range(400):
+        trial = game.copy()
+        trial.rng = np.random.default_rng(seed)
+        trial.apply(action)
+        spots.add(len(trial.deck) - trial.deck.index(TRAP[0]) if TRAP[0] in trial.deck else 0)
+    size = len(game.deck) - 1  # the deck the trap went back into, less the pedestrian then drawn for the row
+    assert spots >= {1, size}  # the bottom, and as high as the top card under the one drawn
+
+
 def test_a_scripted_trap_insert_puts_the_sprung_trap_there_and_a_wrong_script_changes_nothing():
     game = new_game(1, top=[TRAP[0], 0], advanced_traps=True)
     action = the_step_that_starts_round_2(game)
