@@ -105,10 +105,9 @@ def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
 def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
     """A checkpoint's metadata (the JSON file beside it), refused unless its format is one of `formats`."""
     meta_path = Path(path).with_suffix(".json")
-    if not Path(path).exists() and not meta_path.exists():
-        raise CheckpointError(f"no checkpoint at {path}")
     if not meta_path.exists():
-        raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file")
+        raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file" if Path(path).exists()
+                              else f"no checkpoint at {path}")
     try:
         meta = json.loads(meta_path.read_text())
     except json.JSONDecodeError as error:
@@ -148,8 +147,10 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
                               f"(known envs: {', '.join(specs.ENV_NAMES)})")
     if env_name is not None and trained_on != env_name:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, not {env_name}")
-    if num_players is not None and (not isinstance(num_players, int) or isinstance(num_players, bool)):
-        raise CheckpointError(f"num_players={num_players!r} is not an int")
+    if num_players is not None:  # a Python or numpy integer, as Game.check_num_players takes it
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise CheckpointError(f"num_players={num_players!r} is not an int")
+        num_players = int(num_players)
     if num_players is not None and num_players not in counts:
         supported = f"num_players={counts[0]} only" if len(counts) == 1 else f"num_players in {counts} only"
         raise CheckpointError(f"checkpoint supports {supported} (it was trained for {'/'.join(map(str, counts))}-player "

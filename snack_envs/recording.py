@@ -41,6 +41,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.agents import RandomPolicy
+from snack_envs.core.env import check_viewer
 from snack_envs.core.game import ConfigError
 from snack_envs.core.picture import pillow
 from snack_envs.core.rollout import play
@@ -90,8 +91,7 @@ def record_episode(
     unknown = [a for a in policies if a not in env.possible_agents]
     if unknown:
         raise ConfigError(f"policies for {unknown}, who are not agents of this game ({env.possible_agents})")
-    if viewer is not None and viewer not in env.possible_agents:  # before a game is played, not at its first frame
-        raise ConfigError(f"viewer={viewer!r} is not one of {env.possible_agents} (None: the spectator's view)")
+    check_viewer(viewer, env.possible_agents)  # before a game is played, not at its first frame
     frames: list[np.ndarray] = []
 
     def frame(env, actions) -> bool:

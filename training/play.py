@@ -120,7 +120,8 @@ def main(argv=None) -> None:
     parser.add_argument("--replay", default=None, help="write the game to this file: .gif or .mp4 pictures, else text")
     args = parser.parse_args(argv)
     try:
-        opponents = args.opponents if args.opponents is not None else ["heuristic"] * (args.num_players > 1)
+        default = [] if args.num_players == 1 else ["heuristic"]  # a solo game has no opponent
+        opponents = default if args.opponents is None else args.opponents
         play(args.env, opponents, args.num_players, args.seat, args.seed, replay=args.replay)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")

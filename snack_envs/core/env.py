@@ -245,8 +245,7 @@ class SnackEnvBase:
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'.")
             return None
-        if viewer is not None and viewer not in self.agent_seats:
-            raise ConfigError(f"viewer={viewer!r} is not one of {self.possible_agents} (None: the spectator's view)")
+        check_viewer(viewer, self.possible_agents)
         if self.game is None:
             return None if self.render_mode == "rgb_array" else "(call reset() first)"
         seat = None if viewer is None else self.agent_seats[viewer]
@@ -396,6 +395,12 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         self._skip_agent_selection = None
 
 
+def check_viewer(viewer: str | None, agents: list[str]) -> None:
+    """A viewer to draw the table for is one of `agents`, or None (the spectator); else a ConfigError."""
+    if viewer is not None and viewer not in agents:
+        raise ConfigError(f"viewer={viewer!r} is not one of {agents} (None: the spectator's view)")
+
+
 class DirectForwarding:
     """For wrappers over an AEC env (set as `self._inner`): the attributes every loop reads,
     forwarded in one hop and refused before reset as OrderEnforcingWrapper does. PettingZoo's
@@ -475,4 +480,5 @@ def wrap_aec(env: TurnBasedEnv) -> AECEnv:
     return StandardAECWrapper(env)
 
 
-__all__ = ["StandardAECWrapper", "TurnBasedEnv", "SnackEnvBase", "wrap_aec", "final_rewards", "IllegalActionError", "ConfigError"]
+__all__ = ["StandardAECWrapper", "TurnBasedEnv", "SnackEnvBase", "check_viewer", "wrap_aec", "final_rewards", "IllegalActionError",
+           "ConfigError"]

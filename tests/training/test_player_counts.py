@@ -61,6 +61,7 @@ def test_a_checkpoint_plays_every_count_its_metadata_lists_and_no_other(tmp_path
     assert player_counts(json.loads(path.with_suffix(".json").read_text())) == [2, 3, 4]
     for n in (2, 3, 4):
         load_policy(path, "snack_rabbits_v0", n)
+    load_policy(path, "snack_rabbits_v0", np.int64(3))  # a numpy integer is an int, as the envs take it
     with pytest.raises(CheckpointError, match=r"supports num_players in \[2, 3, 4\] only .* not num_players=5$"):
         load_policy(path, "snack_rabbits_v0", 5)
     with pytest.raises(CheckpointError, match=r"num_players='3' is not an int"):
