@@ -23,6 +23,9 @@ agent to act in env b, and rewards are by agent. The kernel works in seats.
 The kernel interface (all arrays length B in the first axis):
     Kernel(num_envs, num_players, config); .num_actions; .obs_size
     .deal(which, rng)                   new games where `which` (bool [B])
+    .seat_agents(which, agent_of_seat)  (optional) the seating of those games, int64 [B, n]: agent by seat,
+                                        for a kernel whose options belong to agents (Speed Snacks' speeds);
+                                        such a kernel also has .seat_config(i): env i's options by seat
     .step(seat_actions, live, rng)      one decision in every env where `live` (bool [B]); turn-based:
                                         int64 [B]; simultaneous: int64 [B, n] by seat
     .to_act() -> int64 [B]              the seat to act (turn-based kernels)
@@ -236,6 +239,8 @@ class BatchedEnv:
         self.shuffle_seats = shuffle_seats
         self.simultaneous = spec.simultaneous
         self.game_class: type[Game] = spec.rules_class
+        # The options as the game takes them (by seat) with every agent in its own seat; a kernel with
+        # `seat_agents` reseats those that belong to agents for each new game.
         self.config = check_options(self.game_class.name, self.game_class.options, probe._seat_options())
         self.kernel = spec.module("batched").Kernel(B, n, self.config)
         self.num_actions = self.kernel.num_actions
@@ -308,6 +313,8 @@ class BatchedEnv:
 
     def _new_games(self, which: np.ndarray) -> None:
         _draw_seats(self.rng, which, self.agent_of_seat, self.seat_of_agent, self.shuffle_seats)
+        if hasattr(self.kernel, "seat_agents"):
+            self.kernel.seat_agents(which, self.agent_of_seat)
         self.kernel.deal(which, self.rng)
         self.steps[which] = 0
         self.live |= which
@@ -378,9 +385,10 @@ class BatchedEnv:
     def load(self, i: int, game: Game) -> None:
         """Set env i to the position of reference `game` (same game, options and player count)."""
         i = self._env_index(i)
-        if type(game) is not self.game_class or game.num_players != self.num_players or game.config != self.config:
+        config = self.kernel.seat_config(i) if hasattr(self.kernel, "seat_config") else self.config
+        if type(game) is not self.game_class or game.num_players != self.num_players or game.config != config:
             raise ConfigError(f"env {i} plays {self.game_class.name} with {self.num_players} players and options "
-                              f"{self.config}; the game given does not match")
+                              f"{config} (by seat); the game given does not match")
         problems = game.invariant_violations()
         if problems:
             raise ConfigError(f"the game given breaks its invariants: {problems}")

@@ -104,8 +104,8 @@ R_WAIT, R_MISSED, R_STOPPED, R_BLOCKED, R_DONE = 0, 1, 2, 3, 4
 RESULT_NAMES = ("wait", "missed", "stopped", "blocked", "done")
 
 # config vector (float64)
-CF_HEALTH, CF_DISH, CF_XXL, CF_MENU, CF_SPEED, CF_IDLE, CF_NEWER, CF_TIE_OTHER, CF_PLACED = 0, 1, 2, 3, 4, 6, 7, 8, 9
-NUM_CF = 10
+CF_HEALTH, CF_DISH, CF_XXL, CF_MENU, CF_IDLE, CF_NEWER, CF_TIE_OTHER, CF_PLACED = 0, 1, 2, 3, 4, 5, 6, 7
+NUM_CF = 8
 
 MENU_A = np.array([m[0] for m in MENUS], np.int64)
 MENU_B = np.array([m[1] for m in MENUS], np.int64)
@@ -695,7 +695,7 @@ def _end_play(S, C, b, over, cfg, rng, orders):
 
 
 @numba.njit(cache=True)
-def _step(actions, live, rng, S, C, over, cfg):
+def _step(actions, live, rng, S, C, over, cfg, speeds):
     orders = np.zeros(NUM_SNACKS, np.int64)
     idle_ticks = int(cfg[CF_IDLE])
     for b in range(actions.shape[0]):
@@ -719,7 +719,7 @@ def _step(actions, live, rng, S, C, over, cfg):
                 a = a0 if p == 0 else a1
                 ok = True
                 if a != WAIT:
-                    speed = cfg[CF_SPEED + p]
+                    speed = speeds[b, p]
                     ok = speed >= 1.0 or uniform(rng, b) < speed
                     if ok:
                         S[b, LT_ORD + ng] = p
@@ -830,7 +830,7 @@ def _masks(seats, out, S, C, over):
 
 
 @numba.njit(cache=True)
-def _encode(seats, out, S, C, cfg):
+def _encode(seats, out, S, C, cfg, speeds):
     """The observations of `seats` into `out`: each row zeroed, then the entries that may not be 0.
 
     Loops run over every pile or card slot, not only the present ones (absent ones hold zero sizes and
@@ -933,8 +933,8 @@ def _encode(seats, out, S, C, cfg):
                 out[b, k, O_OPPMHAND] = S[b, NMHAND + opp]
             for m in range(4):
                 out[b, k, O_MODULES + m] = modules[m]
-            out[b, k, O_SPEEDS] = cfg[CF_SPEED + me]
-            out[b, k, O_SPEEDS + 1] = cfg[CF_SPEED + opp]
+            out[b, k, O_SPEEDS] = speeds[b, me]
+            out[b, k, O_SPEEDS + 1] = speeds[b, opp]
 
 
 # --- the heuristic bot, natively -------------------------------------------------------------------------
@@ -1293,12 +1293,15 @@ class Kernel:
         cfg = np.zeros(NUM_CF, np.float64)
         cfg[CF_HEALTH], cfg[CF_DISH] = config["health_department"], config["dish_of_the_day"]
         cfg[CF_XXL], cfg[CF_MENU] = config["xxl"], config["menu"]
-        cfg[CF_SPEED], cfg[CF_SPEED + 1] = config["speed_0"], config["speed_1"]
         cfg[CF_IDLE] = config["idle_ticks"]
         cfg[CF_NEWER] = config["menu_fulfil"] == "newer"
         cfg[CF_TIE_OTHER] = config["menu_tie_first"] == "other_player"
         cfg[CF_PLACED] = config["kitchen_obs"] == "placed"
         self.cfg = cfg
+        # `speed_0` / `speed_1` belong to the agents player_0 / player_1 (the config is by agent); the kernel
+        # reads them by seat, per env, set for each new game by `seat_agents`.
+        self.agent_speeds = np.array([config["speed_0"], config["speed_1"]], np.float64)
+        self.speeds = np.tile(self.agent_speeds, (B, 1))
         self.S = np.zeros((B, NUM_S), np.int32)
         self.C = np.zeros((B, NUM_C), np.int8)
         self.game_over = np.zeros(B, np.bool_)
@@ -1309,13 +1312,17 @@ class Kernel:
         self.H = np.tile(H_INITIAL, (B, 2, 1))  # the native heuristic's memory, per env and row (see heuristic_act)
         self.heuristic_weights = np.array([float(getattr(HeuristicPolicy, name)) for name in W_NAMES])
 
+    def seat_agents(self, which: np.ndarray, agent_of_seat: np.ndarray) -> None:
+        """The agents seated in the new games where `which`: each seat gets its agent's speed."""
+        self.speeds[which] = self.agent_speeds[agent_of_seat[which]]
+
     def deal(self, which: np.ndarray, rng: np.ndarray) -> None:
         _deal(which, rng, self.S, self.C, self.game_over, self.cfg)
         self.H[which] = H_INITIAL  # a new game: the bot forgets (HeuristicPolicy.reset)
 
     def step(self, actions: np.ndarray, live: np.ndarray, rng: np.ndarray) -> None:
         np.logical_and(live, ~self.game_over, out=self.stepped)
-        _step(actions, live, rng, self.S, self.C, self.game_over, self.cfg)
+        _step(actions, live, rng, self.S, self.C, self.game_over, self.cfg, self.speeds)
 
     def over(self) -> np.ndarray:
         return self.game_over
@@ -1325,7 +1332,7 @@ class Kernel:
         _masks(seats, out, self.S, self.C, self.game_over)
 
     def encode(self, seats: np.ndarray, out: np.ndarray) -> None:
-        _encode(seats, out, self.S, self.C, self.cfg)
+        _encode(seats, out, self.S, self.C, self.cfg, self.speeds)
 
     def scores(self) -> np.ndarray:
         _results(self.S, self.game_over, self.stepped, self._scores, self._winners, self._round)
@@ -1444,10 +1451,15 @@ class Kernel:
             "round_scored": [float(S[RS]), float(S[RS + 1])] if S[RS_VALID] else None,
             "current_player": -1, "game_over": bool(self.game_over[b]),
         }
-        return SpeedSnacks.from_state(2, dict(self.config), state)
+        return SpeedSnacks.from_state(2, self.seat_config(b), state)
+
+    def seat_config(self, b: int) -> dict:
+        """The game options of env b by seat, as the reference game takes them."""
+        return dict(self.config, speed_0=float(self.speeds[b, 0]), speed_1=float(self.speeds[b, 1]))
 
     def load(self, b: int, game: SpeedSnacks) -> None:
         S, C = self.S[b], self.C[b]
+        self.speeds[b] = game.config["speed_0"], game.config["speed_1"]
         S[:] = 0
         C[:] = 0
 

@@ -16,6 +16,7 @@ import pytest
 
 from snack_envs import specs
 from snack_envs.core.env import final_rewards
+from snack_envs.core.game import check_options
 from tests.helpers import option_sets, player_counts
 
 pytest.importorskip("numba")
@@ -49,6 +50,13 @@ class Reference:
             env.truncations = dict.fromkeys(env.possible_agents, False)
         return env.observe(f"player_{agent}")
 
+    def seat_config(self, seat_of_agent: list[int]) -> dict:
+        """The game options that the PettingZoo env deals with this seating (options given per agent, such as
+        Speed Snacks' speeds, follow their agent to its seat)."""
+        env = self.env
+        env.seat_agents = [f"player_{a}" for a in sorted(range(len(seat_of_agent)), key=seat_of_agent.__getitem__)]
+        return check_options(env.game_class.name, env.game_class.options, env._seat_options())
+
 
 def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32) -> int:
     """Play `games` games in batches of `num_envs` and check every step; returns the steps checked."""
@@ -63,6 +71,8 @@ def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32)
         # Each env's reference game: exported at the deal, then stepped beside the kernel (and checked equal
         # to its export after every step).
         games = {i: venv.kernel.export(i) for i in range(num_envs)}  # (export less the rng, faster)
+        for i, game in games.items():
+            assert game.config == reference.seat_config(venv.agent_seats(i)), f"env {i}: options by seat"
         while venv.live.any():
             obs, mask = out[0], out[1]
             before = {}

@@ -184,3 +184,29 @@ def test_the_native_heuristic_chooses_as_the_python_bot_in_every_option_set():
                 for bot in bots[i]:
                     bot.reset()
     assert compared >= 10_000
+
+
+def test_a_slow_agent_is_slow_in_whichever_seat_it_sits():
+    """`speed_0` belongs to player_0 (as in the PettingZoo env), not to seat 0: with seats shuffled, player_0's
+    actions go through about as often as its speed says, in both seats, and its observation shows its speed."""
+    venv = batched.make("speed_snacks_v1", num_envs=32, seed=3, speed_0=0.125)
+    obs, mask = venv.reset()
+    speeds = SpeedSnacksEncoder(2, venv.config).layout.slices["speeds"]
+    rng = np.random.default_rng(0)
+    through: dict[tuple[int, int], list[bool]] = {(a, s): [] for a in (0, 1) for s in (0, 1)}  # (agent, seat)
+    for _ in range(40):
+        for i in range(venv.num_envs):
+            for agent in (0, 1):
+                assert obs[i, agent, speeds].tolist() == ([0.125, 1.0] if agent == 0 else [1.0, 0.125])
+        seats = venv.seat_of_agent.copy()
+        actions = np.array([[rng.choice(np.flatnonzero(m[1:])) + 1 if m[1:].any() else 0 for m in env_masks]
+                            for env_masks in mask])
+        obs, mask, *_ = venv.step(actions)
+        for i in range(venv.num_envs):
+            outcome = venv.outcomes(i)
+            for agent in (0, 1):
+                if "through" in outcome and actions[i, agent] != 0:
+                    through[agent, seats[i, agent]].append(outcome["through"][seats[i, agent]])
+    for seat in (0, 1):
+        assert len(through[0, seat]) > 100 and np.mean(through[0, seat]) < 0.25, seat
+        assert len(through[1, seat]) > 100 and np.mean(through[1, seat]) == 1.0, seat
