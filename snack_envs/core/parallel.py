@@ -57,6 +57,10 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         """Call the bound method `listener` after each `load_state_dict` (held weakly)."""
         self._load_listeners.append(weakref.WeakMethod(listener))
 
+    def __getstate__(self) -> dict:
+        # A copy has no views yet: each copied view registers again (ParallelAECView.__setstate__).
+        return dict(self.__dict__, _load_listeners=[])
+
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(self._check_reset(seed, options))
         self.agents = list(self.possible_agents)
@@ -219,6 +223,10 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         # IllegalActionError as the turn-based raw envs do; over the public env (`env()`), PettingZoo's order
         # checks answer, and StandardParallelWrapper ends the episode at the end of a tick with an illegal action.
         self._raw_order_errors = isinstance(par_env, SimultaneousEnv)
+        self._raw.on_snapshot_load(self._start_tick_from_state)
+
+    def __setstate__(self, state: dict) -> None:  # copy.deepcopy, pickle: follow the copied env's snapshots
+        self.__dict__.update(state)
         self._raw.on_snapshot_load(self._start_tick_from_state)
 
     def step(self, action) -> None:

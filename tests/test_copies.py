@@ -1,5 +1,6 @@
-"""Snack Time envs can be pickled and deep-copied, before reset and mid-game, through every entry point,
-and every copy then plays on exactly like the original."""
+"""Every env can be pickled and deep-copied, before reset and mid-game, through every entry point (AEC,
+raw AEC, parallel, raw parallel, the Gymnasium ids), and every copy then plays on exactly like the original.
+Speed Snacks' AEC view copied with its parallel env still follows snapshots loaded into that copy."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ import numpy as np
 import pytest
 
 import snack_envs  # noqa: F401  (registers the Gymnasium ids)
-from snack_envs import snack_time_v0
-from snack_envs.snack_time.solo import SOLO_ENV_ID
+from snack_envs import specs
+from tests.helpers import env_module, random_legal
 
-OPTIONS = {"rat_snacks": True, "advanced_traps": True}
+# Options with every module on, where a game has them.
+OPTIONS = {"snack_time_v0": {"rat_snacks": True, "advanced_traps": True},
+           "speed_snacks_v1": {"health_department": True, "dish_of_the_day": True, "xxl": True, "menu": True}}
 
 
 class AECDriver:
@@ -35,16 +38,17 @@ class AECDriver:
         return (env.agent_selection, obs["observation"], obs["action_mask"], reward, term, trunc,
                 dict(env.rewards), dict(env.terminations), dict(env.truncations))
 
-    def mask(self) -> np.ndarray | None:
+    def choose(self, rng: np.random.Generator) -> int | None:
         obs, _, term, trunc, _ = self.env.last()
-        return None if term or trunc else obs["action_mask"]
+        return None if term or trunc else random_legal(obs["action_mask"], rng)
 
     def step(self, action: int | None) -> None:
         self.env.step(action)
 
 
 class ParallelDriver:
-    """`parallel_env()`: the turn-based game seen as ticks of joint actions (only the agent to act moves)."""
+    """`parallel_env()` / `raw_parallel_env()`: joint actions (in a turn-based game only the agent to act's
+    counts)."""
 
     def __init__(self, env):
         self.env = env
@@ -61,12 +65,13 @@ class ParallelDriver:
         flat = [(a, o["observation"], o["action_mask"]) for a, o in sorted(observations.items())]
         return flat, rewards, terms, truncs
 
-    def mask(self) -> np.ndarray | None:
+    def choose(self, rng: np.random.Generator) -> dict:
         observations = self.last[0]
-        return next((o["action_mask"] for o in observations.values() if o["action_mask"].any()), None)
+        return {a: random_legal(o["action_mask"], rng) if o["action_mask"].any() else 0
+                for a, o in sorted(observations.items()) if a in self.env.agents}
 
-    def step(self, action: int | None) -> None:
-        observations, rewards, terms, truncs, _ = self.env.step({a: action for a in self.env.agents})
+    def step(self, actions: dict) -> None:
+        observations, rewards, terms, truncs, _ = self.env.step(actions)
         self.last = (observations, rewards, terms, truncs)
 
 
@@ -87,20 +92,29 @@ class GymDriver:
     def record(self) -> tuple:
         return (*self.last, self.env.unwrapped.action_masks())
 
-    def mask(self) -> np.ndarray | None:
-        return None if self.done() else self.env.unwrapped.action_masks()
+    def choose(self, rng: np.random.Generator) -> int:
+        return random_legal(self.env.unwrapped.action_masks(), rng)
 
     def step(self, action: int | None) -> None:
         self.last = self.env.step(action)[:4]
 
 
-MAKERS = {
-    "env": lambda: AECDriver(snack_time_v0.env(**OPTIONS)),
-    "raw_env": lambda: AECDriver(snack_time_v0.raw_env(**OPTIONS)),
-    "parallel_env": lambda: ParallelDriver(snack_time_v0.parallel_env(**OPTIONS)),
-    "SnackTime-v0": lambda: GymDriver(gymnasium.make("SnackTime-v0", **OPTIONS)),
-    "SnackTimeSolo-v0": lambda: GymDriver(gymnasium.make(SOLO_ENV_ID, **OPTIONS)),
-}
+def makers() -> dict:
+    """Every entry point of every env, by id: a function that makes a driver of a fresh env."""
+    out = {}
+    for spec in specs.SPECS:
+        module, options = env_module(spec.env_name), OPTIONS.get(spec.env_name, {})
+        for entry, driver in (("env", AECDriver), ("raw_env", AECDriver), ("parallel_env", ParallelDriver),
+                              ("raw_parallel_env", ParallelDriver)):
+            if hasattr(module, entry):
+                out[f"{spec.env_name}.{entry}"] = lambda m=getattr(module, entry), d=driver, o=options: d(m(**o))
+        for gym_id in (spec.gym_id, spec.solo_gym_id):
+            if gym_id:
+                out[gym_id] = lambda i=gym_id, o=options: GymDriver(gymnasium.make(i, **o))
+    return out
+
+
+MAKERS = makers()
 
 
 def same(a, b) -> bool:
@@ -115,10 +129,8 @@ def same(a, b) -> bool:
 
 
 def random_step(drivers: list, rng: np.random.Generator) -> None:
-    """The same action in every driver: a random legal one of the first driver's agent to act (None on a
-    dead step)."""
-    mask = drivers[0].mask()
-    action = None if mask is None else int(rng.choice(np.flatnonzero(mask)))
+    """The same action in every driver: random legal ones of the first driver's (None on a dead step)."""
+    action = drivers[0].choose(rng)
     for driver in drivers:
         driver.step(action)
 
@@ -145,7 +157,7 @@ def test_envs_copied_before_reset_play_like_the_original(kind):
     drivers = copies(MAKERS[kind]())
     for driver in drivers:
         driver.reset(seed=7)
-    assert play_in_lockstep(drivers, np.random.default_rng(0)) > 30
+    assert play_in_lockstep(drivers, np.random.default_rng(0)) > 5
 
 
 @pytest.mark.parametrize("kind", list(MAKERS))
@@ -153,7 +165,24 @@ def test_envs_copied_mid_game_play_on_like_the_original(kind):
     original = MAKERS[kind]()
     original.reset(seed=11)
     rng = np.random.default_rng(1)
-    for _ in range(30):
+    for _ in range(5):
         random_step([original], rng)
     assert not original.done()
     assert play_in_lockstep(copies(original), rng) > 0
+
+
+@pytest.mark.parametrize("entry", ["env", "raw_env"])
+def test_a_copied_speed_snacks_aec_view_follows_snapshots_loaded_into_its_own_env(entry):
+    make = getattr(env_module("speed_snacks_v1"), entry)
+    original, source = make(), make()
+    original.reset(seed=3)
+    source.reset(seed=8)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # a position unlike the original's
+        source.step(random_legal(source.last()[0]["action_mask"], rng))
+    before = original.last()[0]["observation"]
+    assert not np.array_equal(before, source.last()[0]["observation"])
+    for copied in (pickle.loads(pickle.dumps(original)), copy.deepcopy(original)):
+        copied.unwrapped.load_state_dict(source.unwrapped.state_dict())
+        assert np.array_equal(copied.last()[0]["observation"], source.last()[0]["observation"])
+        assert np.array_equal(original.last()[0]["observation"], before)  # the original is not the copy
