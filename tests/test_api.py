@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import aec_to_parallel
 
 import snack_envs
 from snack_envs import specs
@@ -47,6 +48,19 @@ def test_pettingzoo_api_test(name):
 @pytest.mark.parametrize("name", TURN_BASED)
 def test_parallel_view_api(name):
     parallel_api_test(env_module(name).parallel_env(), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_pettingzoos_aec_to_parallel_refuses_the_turn_based_envs_and_converts_the_simultaneous_one(name):
+    """PettingZoo's aec_to_parallel steps every agent each cycle: a turn-based env is not parallelizable
+    (its metadata says so, and the converter refuses it), Speed Snacks' AEC view converts back."""
+    env = env_module(name).env()
+    if is_parallel(name):
+        parallel_api_test(aec_to_parallel(env), num_cycles=300)
+    else:
+        assert env.metadata["is_parallelizable"] is False
+        with pytest.raises(AssertionError, match="is_parallelizable"):
+            aec_to_parallel(env)
 
 
 @pytest.mark.parametrize("name", TURN_BASED)

@@ -61,7 +61,11 @@ class SnackEnvBase:
     encoder_class: ClassVar[type]
     env_name: ClassVar[str]
     reward_modes: ClassVar[tuple[str, ...]] = REWARD_MODES
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2, "is_parallelizable": True}
+    # Not parallelizable: PettingZoo's aec_to_parallel steps every agent each cycle, where one agent moves at a
+    # time; it refuses, and `parallel_env()` is the turn-based games' parallel API. (Speed Snacks' AEC view,
+    # PettingZoo's parallel_to_aec, sets the key to True itself.)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2,
+                                "is_parallelizable": False}
 
     def __init__(
         self,
