@@ -145,23 +145,26 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         """One engine step in `envs`: the learner's actions where it acts, opponents' elsewhere."""
         B, n = self.num_envs, self.num_players
         obs, mask = self._out[0], self._out[1]
+        learner_moved = np.zeros(B, bool)  # an episode's length counts the learner's steps, as SB3's Monitor does
         if self.simultaneous:
             codes = self.opponent.reshape(-1)
             todo = np.repeat(envs, n) & (np.tile(np.arange(n), B) != LEARNER)
             actions = self._opponent_actions(obs.reshape(B * n, -1), mask.reshape(B * n, -1), codes, todo).reshape(B, n)
             if learner_actions is not None:
                 actions[:, LEARNER] = learner_actions
+                learner_moved = envs
         else:
             player = self._out[2]
             theirs = player != LEARNER
             actions = self._opponent_actions(obs, mask, self.opponent[np.arange(B), player], envs & theirs)
             if learner_actions is not None:
                 actions = np.where(theirs, actions, learner_actions)
+                learner_moved = envs & ~theirs
         self._out = self.batch.step(actions, envs=envs)
         step_rewards, terminated, truncated = self._out[-3:]
         rewards += np.where(envs, step_rewards[:, LEARNER], 0.0)
         self.returns += np.where(envs, step_rewards[:, LEARNER], 0.0)
-        self.lengths += envs
+        self.lengths += learner_moved
         ended = terminated | truncated
         for b in np.flatnonzero(ended):
             done[b] = True

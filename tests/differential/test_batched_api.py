@@ -136,7 +136,8 @@ def test_a_loaded_reference_game_continues_in_the_batch(name):
 @pytest.mark.parametrize("name", BATCHED)
 def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatch):
     """Every game the VecEnv plays is replayed step by step in the reference engine (including the
-    opponents' moves inside its step); the learner's reward must be the reference's final reward."""
+    opponents' moves inside its step); the learner's reward must be the reference's final reward, and an
+    episode's reported length its number of learner steps."""
     pytest.importorskip("sb3_contrib")
     from snack_envs.core.batched_sb3 import LEARNER, BatchedSelfPlayVecEnv
 
@@ -168,15 +169,19 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatc
     rng = np.random.default_rng(0)
     obs = vec.reset()
     checked = 0
+    steps, returns = np.zeros(8, int), np.zeros(8)  # the learner's, in each env's episode so far
     for _ in range(2000):
         assert obs.shape == (8, vec.observation_space.shape[0])
         masks = vec.env_method("action_masks")
         expected.clear()
         obs, rewards, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        steps += 1
+        returns += rewards
         for i in range(8):
             assert rewards[i] == pytest.approx(expected.get(i, 0.0)), f"env {i}"
-            if dones[i]:
-                assert "episode" in infos[i]
+            if dones[i]:  # the episode's length and return are the learner's, as SB3's Monitor counts them
+                assert infos[i]["episode"] == {"r": pytest.approx(returns[i]), "l": steps[i]}, f"env {i}"
+                steps[i], returns[i] = 0, 0.0
                 checked += 1
         if checked >= 30:
             break
