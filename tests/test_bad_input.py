@@ -403,7 +403,8 @@ def test_an_unknown_viewer_is_refused_naming_the_agents(name):
 def test_the_solo_env_takes_num_players_1_only_and_draws_pictures():
     import snack_envs.snack_time_v0  # noqa: F401  (registers the id)
 
-    with pytest.raises(ConfigError, match="num_players=2: SnackTimeSolo-v0 is played by one player"):
+    with pytest.raises(ConfigError, match=r"num_players=2: SnackTimeSolo-v0 is played by one player "
+                                          r"\(snack_time_v0.env\(num_players=...\) plays 1 to 8\)"):
         gymnasium.make("SnackTimeSolo-v0", num_players=2)
     env = gymnasium.make("SnackTimeSolo-v0", num_players=1, render_mode="rgb_array")
     env.reset(seed=0)
