@@ -41,7 +41,8 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
     counting 1/k (even: `even` = 1/n; 1/n with the interval [0, 1] when no game finished), with its 95%
     Wilson interval. `places[k]` counts the finished games the hero ended (k+1)-th: the winners first, then
     by score, a place shared with others split among them (`ratings.place_block`, `ratings.add_places`;
-    the ratings' input)."""
+    the ratings' input). The mean scores' 95% intervals take one value a game: the hero's score, and the mean
+    of its opponents' scores (correlated within a game, so not pooled as independent values)."""
     points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
     wins = ties = losses = 0
     places = [0.0] * num_players
@@ -60,7 +61,8 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
             losses += 1
         add_places(places, *place_block(hero_seat, scores, winners))
         hero_scores.append(scores[hero_seat])
-        villain_scores += [s for i, s in enumerate(scores) if i != hero_seat]
+        others = [s for i, s in enumerate(scores) if i != hero_seat]
+        villain_scores.append(sum(others) / len(others))  # one value a game: its opponents' scores are correlated
     games = len(outcomes)
     finished = games - unfinished
     low, high = wilson_interval(points, finished)

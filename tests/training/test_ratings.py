@@ -227,3 +227,19 @@ def test_eval_csv_has_one_header_row(tmp_path):
     assert rows[0]["win_rate"] == "0.25" and rows[0]["win_rate_ci95_low"] == "0.1" and rows[0]["mean_score"] == "3.0"
     assert rows[0]["unfinished"] == "1"
     assert (tmp_path / "eval.csv").read_text().count("timesteps") == 1
+
+
+def test_the_opponents_mean_score_interval_takes_one_value_a_game():
+    """With several opponents, their scores in one game are not independent draws: the interval is over the
+    games' mean opponent scores (its point the same mean), not over every opponent's score pooled."""
+    from snack_envs.training.outcomes import match_result, mean_interval
+
+    rng = np.random.default_rng(0)
+    outcomes, per_game = [], []
+    for g in range(200):
+        common = rng.normal(30, 8)  # scores that rise and fall together within a game
+        scores = [common + rng.normal(0, 1) for _ in range(4)]
+        outcomes.append({"hero_seat": g % 4, "finished": True, "scores": scores, "winners": [int(np.argmax(scores))]})
+        per_game.append(np.mean([s for i, s in enumerate(scores) if i != g % 4]))
+    result = match_result("a", "b", 4, outcomes)
+    assert result["villain_mean_score_ci95"] == pytest.approx(list(mean_interval(per_game)))
