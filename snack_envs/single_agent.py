@@ -7,7 +7,7 @@
 
 - The learner takes a random seat each episode (drawn from the seeded rng);
   every other seat is played by an opponent policy drawn per episode from
-  `opponents` (policies, or specs "random" / "heuristic" / a checkpoint path),
+  `opponents` (policies, or specs "random" / "heuristic" / "lookahead" / "search" / a checkpoint path),
   or by `opponent_sampler(rng) -> Policy` when given (self-play pools).
 - Opponents move inside `step()` (in a turn-based game until the learner is
   to act again or the game ends; in a simultaneous game in the same tick), so
@@ -143,16 +143,23 @@ class SingleAgentEnv(gymnasium.Env):
             agent = raw.agent_selection
             if agent == self.learner:
                 break
-            obs = raw.observe(agent)
-            raw.step(self.opponents[agent].act(obs["observation"], obs["action_mask"]))
+            raw.step(self._opponent_action(agent))
         self._episode_end()
         return float(raw._cumulative_rewards[self.learner])
 
+    def _opponent_action(self, agent: str, obs: dict | None = None) -> int:
+        """The opponent's move: from its observation, or from the game for a bot that plays from the rules
+        engine (`uses_game`: lookahead, search), as `core.rollout.play` asks it."""
+        policy, raw = self.opponents[agent], self.raw
+        if getattr(policy, "uses_game", False):
+            return policy.act_game(raw.game, raw.agent_seats[agent])
+        obs = raw.observe(agent) if obs is None else obs
+        return policy.act(obs["observation"], obs["action_mask"])
+
     def _step_parallel(self, action: int) -> float:
         actions = {self.learner: action}
-        for agent, policy in self.opponents.items():
-            obs = self._observations[agent]
-            actions[agent] = policy.act(obs["observation"], obs["action_mask"])
+        for agent in self.opponents:
+            actions[agent] = self._opponent_action(agent, self._observations[agent])
         self._observations, rewards, terms, truncs, infos = self.raw.step(actions)
         self._parallel_end = (terms.get(self.learner, True), truncs.get(self.learner, False), infos.get(self.learner, {}))
         self._done = self._parallel_end[0] or self._parallel_end[1]

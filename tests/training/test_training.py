@@ -731,3 +731,28 @@ def test_imitation_fits_the_set_of_equally_best_actions_when_the_heuristic_gives
     values = model.policy.predict_values(torch.as_tensor(data["observations"])).detach().numpy().ravel()
     expected += 0.5 * np.mean((values - data["returns"]) ** 2)
     assert stats["loss"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_adapter_opponents_that_play_from_the_game_move_as_they_choose():
+    """"lookahead" plays from the rules engine (`act_game`), not from an observation: the adapter asks it so."""
+    from snack_envs.lookahead import LookaheadPolicy
+
+    env = SingleAgentEnv("snack_wars_v0", opponents=["lookahead"], num_players=3)
+    rng = np.random.default_rng(0)
+    chosen = []
+    real_act_game = LookaheadPolicy.act_game
+
+    def recording_act_game(self, game, seat):
+        chosen.append((seat, real_act_game(self, game, seat)))
+        return chosen[-1][1]
+
+    LookaheadPolicy.act_game = recording_act_game
+    try:
+        env.reset(seed=3)
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+    finally:
+        LookaheadPolicy.act_game = real_act_game
+    assert len(chosen) > 5 and all(seat != env.raw.agent_seats[env.learner] for seat, _ in chosen)
