@@ -31,6 +31,7 @@ to act (`act_game(game, seat)`, the game from `BatchedEnv.export`); any other ac
 
 from __future__ import annotations
 
+import copy
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -59,9 +60,10 @@ def name_of(player: Any) -> str:
     return player if isinstance(player, str) else player.name
 
 
-def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray) -> np.ndarray:
+def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray, copy_at: Any = None) -> np.ndarray:
     """`player`'s actions for the decision rows `rows` (bool; turn-based: one row per env, simultaneous:
-    env * n + agent), in row order. Agents sit in their own seats (no seat shuffling)."""
+    env * n + agent), in row order. Agents sit in their own seats (no seat shuffling). A policy object with
+    `act` only plays through `copy_at(player, env, seat)`: its copy for that game and seat."""
     n = batch.num_players
     obs = out[0].reshape(len(rows), -1)
     mask = out[1].reshape(len(rows), -1)
@@ -81,7 +83,9 @@ def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray) -> np.
         return np.asarray(actions, np.int64)
     if hasattr(player, "act_batch"):
         return np.asarray(player.act_batch(obs[picked], mask[picked]), np.int64)
-    return np.asarray([player.act(obs[r], mask[r]) for r in picked], np.int64)
+    seats = [(r // n, r % n) if batch.simultaneous else (r, int(out[2][r])) for r in picked]
+    return np.asarray([copy_at(player, env, seat).act(obs[r], mask[r]) for r, (env, seat) in zip(picked, seats)],
+                      np.int64)
 
 
 def seat_roles(game_index: np.ndarray, num_players: int) -> np.ndarray:
@@ -112,6 +116,17 @@ def play_games(
         if not isinstance(player, str):
             player.reset(seed)
     game_index = np.arange(num_envs)
+    # A policy object with `act` only may remember between its moves (Speed Snacks' Python bot does): it plays
+    # each game and seat as its own copy, reset from (seed, game, seat), so no memory crosses games or seats.
+    copies: dict[tuple[int, int], Any] = {}
+
+    def copy_at(player: Any, env: int, seat: int) -> Any:
+        if (env, seat) not in copies:
+            copies[env, seat] = copy.deepcopy(player)
+            game_seed = np.random.SeedSequence([seed, int(game_index[env]), seat]).generate_state(1)[0]
+            copies[env, seat].reset(int(game_seed))
+        return copies[env, seat]
+
     seat_player = role_player[seat_roles(game_index, n)]  # [B, n] which player sits in each seat
     active = game_index < games
     outcomes: list[dict | None] = [None] * games
@@ -127,7 +142,7 @@ def play_games(
         for k, player in enumerate(players):
             mine = rows & (row_player == k)
             if mine.any():
-                actions[mine] = _choose(player, batch, out, mine)
+                actions[mine] = _choose(player, batch, out, mine, copy_at)
         out = batch.step(actions.reshape(num_envs, n) if batch.simultaneous else actions, envs=active)
         terminated, truncated = out[-2:]
         for b in np.flatnonzero(terminated | truncated):
@@ -141,6 +156,8 @@ def play_games(
             }
             game_index[b] += num_envs
             active[b] = game_index[b] < games
+            for seat in range(n):
+                copies.pop((int(b), seat), None)
             seat_player[b] = role_player[seat_roles(game_index[b:b + 1], n)][0]
     return outcomes
 

@@ -167,3 +167,13 @@ def test_solo_gives_the_mean_score_and_the_rulebooks_ranks(rat_snacks):
     assert result["mean_score_ci95"][0] == pytest.approx(np.mean(scores))
     assert {k: v for k, v in result["ranks"].items() if v} == Counter(solo_rank(s, rat_snacks) for s in scores)
     assert list(result["ranks"])[0] == "Near Perfect" and sum(result["ranks"].values()) == 60
+
+
+def test_a_policy_object_that_remembers_plays_each_game_and_seat_as_its_own_copy():
+    """Speed Snacks' Python bot remembers between moves (its own tops, with kitchen_obs="sizes"); it chooses as
+    the native bot does, so against it it wins about half. One instance shared by the whole batch mixed the
+    games' memories and lost every game."""
+    options = {"kitchen_obs": "sizes"}
+    bot = heuristic_policy("speed_snacks_v1", 2, **options)
+    result = match("speed_snacks_v1", 2, bot, "heuristic", 100, seed=1, **options)
+    assert 0.3 < result["win_rate"] < 0.7
