@@ -156,7 +156,7 @@ def option_sets(game_class) -> list[dict]:
     options = game_class.options
     switches = [name for name, opt in options.items() if isinstance(opt.default, bool)]
     sets = [dict(zip(switches, values)) for values in itertools.product((False, True), repeat=len(switches))]
-    all_on = dict.fromkeys(switches, True)
+    all_on = every_switch_on(game_class)
     for name, opt in options.items():
         if opt.choices is not None:
             sets += [{**all_on, name: value} for value in opt.choices if value != opt.default]
@@ -164,6 +164,11 @@ def option_sets(game_class) -> list[dict]:
             values = (opt.low, opt.high) if isinstance(opt.default, int) else ((opt.low + opt.high) / 2,)
             sets += [{**all_on, name: value} for value in values if value != opt.default]
     return [{k: v for k, v in s.items() if v != options[k].default} for s in sets]
+
+
+def every_switch_on(game_class) -> dict:
+    """The game's on/off options (modules, variants) all on."""
+    return {name: True for name, opt in game_class.options.items() if isinstance(opt.default, bool)}
 
 
 def player_counts(name: str, most: int = 5) -> list[int]:

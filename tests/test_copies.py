@@ -13,11 +13,7 @@ import pytest
 
 import snack_envs  # noqa: F401  (registers the Gymnasium ids)
 from snack_envs import specs
-from tests.helpers import env_module, random_legal
-
-# Options with every module on, where a game has them.
-OPTIONS = {"snack_time_v0": {"rat_snacks": True, "advanced_traps": True},
-           "speed_snacks_v1": {"health_department": True, "dish_of_the_day": True, "xxl": True, "menu": True}}
+from tests.helpers import env_module, every_switch_on, random_legal
 
 
 class AECDriver:
@@ -103,7 +99,7 @@ def makers() -> dict:
     """Every entry point of every env, by id: a function that makes a driver of a fresh env."""
     out = {}
     for spec in specs.SPECS:
-        module, options = env_module(spec.env_name), OPTIONS.get(spec.env_name, {})
+        module, options = env_module(spec.env_name), every_switch_on(spec.rules_class)
         for entry, driver in (("env", AECDriver), ("raw_env", AECDriver), ("parallel_env", ParallelDriver),
                               ("raw_parallel_env", ParallelDriver)):
             if hasattr(module, entry):

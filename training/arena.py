@@ -60,7 +60,7 @@ def name_of(player: Any) -> str:
     return player if isinstance(player, str) else player.name
 
 
-def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray, copy_at: Any = None) -> np.ndarray:
+def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray, copy_at: Any) -> np.ndarray:
     """`player`'s actions for the decision rows `rows` (bool; turn-based: one row per env, simultaneous:
     env * n + agent), in row order. Agents sit in their own seats (no seat shuffling). A policy object with
     `act` only plays through `copy_at(player, env, seat)`: its copy for that game and seat."""
@@ -73,19 +73,20 @@ def _choose(player: Any, batch: BatchedEnv, out: tuple, rows: np.ndarray, copy_a
         envs = rows.reshape(batch.num_envs, n).any(axis=1) if batch.simultaneous else rows
         return batch.heuristic_actions(envs).reshape(-1)[rows]
     picked = np.flatnonzero(rows)
+
+    def place(row: int) -> tuple[int, int]:  # the env and seat of a decision row
+        return (int(row // n), int(row % n)) if batch.simultaneous else (int(row), int(out[2][row]))
+
     if getattr(player, "uses_game", False):
         actions, games = [], {}
-        for row in picked:
-            env, seat = (row // n, row % n) if batch.simultaneous else (row, int(out[2][row]))
+        for env, seat in map(place, picked):
             if env not in games:
-                games[env] = batch.export(int(env))
-            actions.append(player.act_game(games[env], int(seat)))
+                games[env] = batch.export(env)
+            actions.append(player.act_game(games[env], seat))
         return np.asarray(actions, np.int64)
     if hasattr(player, "act_batch"):
         return np.asarray(player.act_batch(obs[picked], mask[picked]), np.int64)
-    seats = [(r // n, r % n) if batch.simultaneous else (r, int(out[2][r])) for r in picked]
-    return np.asarray([copy_at(player, env, seat).act(obs[r], mask[r]) for r, (env, seat) in zip(picked, seats)],
-                      np.int64)
+    return np.asarray([copy_at(player, *place(r)).act(obs[r], mask[r]) for r in picked], np.int64)
 
 
 def seat_roles(game_index: np.ndarray, num_players: int) -> np.ndarray:

@@ -54,7 +54,8 @@ class SnackTimeSoloEnv(gymnasium.Env):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
         if options.get("num_players", 1) != 1:
             raise ConfigError(f"num_players={options['num_players']!r}: {SOLO_ENV_ID} is played by one player "
-                              f"(snack_time_v0.env(num_players=...) plays {SnackTime.min_players} to {SnackTime.max_players})")
+                              f"(snack_time_v0.env(num_players=...) plays {SnackTime.min_players} to "
+                              f"{SnackTime.max_players})")
         options.pop("num_players", None)
         probe = SnackTime(1, np.random.default_rng(0), **options)  # rejects unknown or bad options here
         self.game_options = dict(options)
