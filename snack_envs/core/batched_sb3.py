@@ -1,7 +1,9 @@
 """A Stable-Baselines3 `VecEnv` over the batched engine, for MaskablePPO self-play (`vec_env: batched`).
 
 Each of the B envs is one game; the learner is agent 0, whose seat the
-engine's seat shuffling draws anew each game. The other agents are
+engine's seat shuffling draws anew each game, or, where the agents differ
+(Speed Snacks' `speed_0` / `speed_1`), an agent drawn anew each game, as
+`SingleAgentEnv` draws it (`learner`: the learner's agent in each env). The other agents are
 opponents drawn per game and per seat by an `OpponentMix` (random, the
 game's heuristic, or a frozen snapshot of the learner) and they move inside
 `step_wait`: after the learner's action, every env whose next decision is an
@@ -30,7 +32,7 @@ from snack_envs import specs
 from snack_envs.core.batched import BatchedEnv
 from snack_envs.opponents import OpponentMix
 
-LEARNER = 0
+LEARNER = 0  # the learner's agent where the agents are alike
 RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. index the snapshots
 
 
@@ -78,7 +80,9 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         self.opponent = np.full((num_envs, num_players), RANDOM, np.int64)
         self.returns = np.zeros(num_envs)
         self.lengths = np.zeros(num_envs, np.int64)
+        self.learner = np.full(num_envs, LEARNER, np.int64)
         probe = specs.get(env_name).env_class(num_players=num_players, **options)
+        self.draw_learner = not probe.agents_alike()
         agent = probe.possible_agents[0]
         self.render_mode = None
         super().__init__(num_envs, probe.observation_space(agent)["observation"], probe.action_space(agent))
@@ -94,10 +98,15 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         self.mix = self.mix.with_snapshots([*self.mix.snapshots, snapshot], keep=self.max_snapshots)
 
     def _draw_opponents(self, envs: np.ndarray) -> None:
+        """The learner's agent (where the agents differ) and the other agents' opponents in new games."""
         rows = np.flatnonzero(envs)
-        kinds, snapshot = self.mix.draw_many(self.rng, len(rows) * (self.num_players - 1))
+        n = self.num_players
+        if self.draw_learner:
+            self.learner[rows] = self.rng.integers(n, size=len(rows))
+        kinds, snapshot = self.mix.draw_many(self.rng, len(rows) * (n - 1))
         codes = np.array([RANDOM, HEURISTIC, 0])[kinds] + np.maximum(snapshot, 0)  # a snapshot's code is its index
-        self.opponent[rows, 1:] = codes.reshape(len(rows), self.num_players - 1)
+        others = np.arange(n - 1)[None, :] + (np.arange(n - 1)[None, :] >= self.learner[rows, None])
+        self.opponent[rows[:, None], others] = codes.reshape(len(rows), n - 1)
 
     def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray, codes: np.ndarray, todo: np.ndarray) -> np.ndarray:
         """Actions of the opponents of `codes` for the rows where `todo` (rows of obs/mask)."""
@@ -145,25 +154,27 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         """One engine step in `envs`: the learner's actions where it acts, opponents' elsewhere."""
         B, n = self.num_envs, self.num_players
         obs, mask = self._out[0], self._out[1]
+        learner = self.learner
         learner_moved = np.zeros(B, bool)  # an episode's length counts the learner's steps, as SB3's Monitor does
         if self.simultaneous:
             codes = self.opponent.reshape(-1)
-            todo = np.repeat(envs, n) & (np.tile(np.arange(n), B) != LEARNER)
+            todo = (envs[:, None] & (np.arange(n)[None, :] != learner[:, None])).reshape(-1)
             actions = self._opponent_actions(obs.reshape(B * n, -1), mask.reshape(B * n, -1), codes, todo).reshape(B, n)
             if learner_actions is not None:
-                actions[:, LEARNER] = learner_actions
+                actions[np.arange(B), learner] = learner_actions
                 learner_moved = envs
         else:
             player = self._out[2]
-            theirs = player != LEARNER
+            theirs = player != learner
             actions = self._opponent_actions(obs, mask, self.opponent[np.arange(B), player], envs & theirs)
             if learner_actions is not None:
                 actions = np.where(theirs, actions, learner_actions)
                 learner_moved = envs & ~theirs
         self._out = self.batch.step(actions, envs=envs)
         step_rewards, terminated, truncated = self._out[-3:]
-        rewards += np.where(envs, step_rewards[:, LEARNER], 0.0)
-        self.returns += np.where(envs, step_rewards[:, LEARNER], 0.0)
+        learner_rewards = np.where(envs, step_rewards[np.arange(B), learner], 0.0)
+        rewards += learner_rewards
+        self.returns += learner_rewards
         self.lengths += learner_moved
         ended = terminated | truncated
         for b in np.flatnonzero(ended):
@@ -178,17 +189,17 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         if self.simultaneous:
             return
         for _ in range(10_000):
-            theirs = self._out[2] != LEARNER
+            theirs = self._out[2] != self.learner
             if not theirs.any():
                 return
             self._play(None, theirs, rewards, done, infos)
         raise RuntimeError("opponents kept moving: the learner never got a turn")
 
     def _learner_obs(self) -> np.ndarray:
-        return self._out[0][:, LEARNER] if self.simultaneous else self._out[0]
+        return self._out[0][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[0]
 
     def action_masks(self) -> np.ndarray:
-        mask = self._out[1][:, LEARNER] if self.simultaneous else self._out[1]
+        mask = self._out[1][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[1]
         return mask.astype(bool)
 
     def close(self) -> None:

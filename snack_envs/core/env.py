@@ -150,6 +150,11 @@ class SnackEnvBase:
         """The game options for the seats as just shuffled (a hook for options given per agent)."""
         return self.game_options
 
+    def agents_alike(self) -> bool:
+        """Whether every agent plays the same game, as here where no option is given per agent: then a
+        learner may always be the same agent (the seats are shuffled), else it must play each of them."""
+        return True
+
     # --- observations ---------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_seats[agent]

@@ -56,3 +56,6 @@ class SpeedSnacksEnv(SimultaneousEnv):
         for seat, agent in enumerate(self.seat_agents):
             options[f"speed_{seat}"] = speeds[agent]
         return options
+
+    def agents_alike(self) -> bool:
+        return self.game_options.get("speed_0", 1.0) == self.game_options.get("speed_1", 1.0)

@@ -133,17 +133,19 @@ def test_a_loaded_reference_game_continues_in_the_batch(name):
             venv.load(0, broken)
 
 
-@pytest.mark.parametrize("name", BATCHED)
-def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatch):
+@pytest.mark.parametrize("name, options", [pytest.param(name, {}, id=name) for name in BATCHED] + [
+    pytest.param("speed_snacks_v1", {"speed_0": 1.0, "speed_1": 0.5}, id="speed_snacks_v1-unequal_speeds")])
+def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, monkeypatch):
     """Every game the VecEnv plays is replayed step by step in the reference engine (including the
     opponents' moves inside its step); the learner's reward must be the reference's final reward, and an
-    episode's reported length its number of learner steps."""
+    episode's reported length its number of learner steps. Where the agents differ (unequal speeds) the
+    learner plays each of them, as SingleAgentEnv's does, and its observations are that agent's."""
     pytest.importorskip("sb3_contrib")
-    from snack_envs.core.batched_sb3 import LEARNER, BatchedSelfPlayVecEnv
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
 
     modes = specs.get(name).env_class.reward_modes
     vec = BatchedSelfPlayVecEnv(name, 8, 2, 0, "margin" if "margin" in modes else "round",
-                                {"random": 1.0, "heuristic": 1.0, "self": 0.0})
+                                {"random": 1.0, "heuristic": 1.0, "self": 0.0}, **options)
     batch = vec.batch
     real_step = batch.step
     expected: dict[int, float] = {}
@@ -160,9 +162,9 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatc
             game.apply_joint(joint, **batch.outcomes(i))
             if batch.reward_mode == "round":
                 result = game.round_result()
-                expected[i] = expected.get(i, 0.0) + (result[seats[LEARNER]] if result else 0.0)
+                expected[i] = expected.get(i, 0.0) + (result[seats[vec.learner[i]]] if result else 0.0)
             elif game.game_over:
-                expected[i] = final_rewards(game, batch.reward_mode)[seats[LEARNER]]
+                expected[i] = final_rewards(game, batch.reward_mode)[seats[vec.learner[i]]]
         return out
 
     monkeypatch.setattr(batch, "step", recording_step)
@@ -170,8 +172,16 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatc
     obs = vec.reset()
     checked = 0
     steps, returns = np.zeros(8, int), np.zeros(8)  # the learner's, in each env's episode so far
+    learners = set()
     for _ in range(2000):
         assert obs.shape == (8, vec.observation_space.shape[0])
+        if options:  # the learner sees its own agent's speed first
+            from snack_envs.speed_snacks.observation import SpeedSnacksEncoder
+
+            speeds = SpeedSnacksEncoder(2, batch.config).layout.slices["speeds"]
+            mine = [options[f"speed_{agent}"] for agent in vec.learner]
+            assert obs[:, speeds][:, 0].tolist() == mine
+            learners.update(vec.learner.tolist())
         masks = vec.env_method("action_masks")
         expected.clear()
         obs, rewards, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
@@ -186,6 +196,7 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, monkeypatc
         if checked >= 30:
             break
     assert checked >= 30
+    assert learners == ({0, 1} if options else set())
 
 
 @pytest.mark.parametrize("name", BATCHED)
