@@ -15,6 +15,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "skip_allowed_in_ci(reason): this test may skip in CI, for the reason given")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_logs_in_pytests_temp(tmp_path_factory):
+    """A model trained without a log folder makes one of its own in the system's temp folder (SB3's
+    `configure`); in a test run they go into pytest's, which it clears, instead of piling up in /tmp."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+
+
 def unexcused_skips(terminalreporter) -> list[str]:
     out = []
     for report in terminalreporter.stats.get("skipped", []):

@@ -15,7 +15,8 @@ checkpoint's metadata lists (`checkpoints.player_counts`):
   never trained with): at least as strong as the heuristic is in the same seats. "At least as
   strong": the agent's win share is not below the heuristic's by more than the two measurements'
   noise, p_agent >= p_heuristic - 1.96 * sqrt(p_a (1 - p_a) / N_a + p_h (1 - p_h) / N_h), N the
-  finished games (it fails only where a one-sided test at the 2.5% level finds the agent weaker);
+  finished games (a one-sided test at the 2.5% level by the normal approximation: near a share of
+  0 or 1, where that approximation is poor, it is stricter than an exact test would be);
 - n = 1 (Snack Time solo): a mean score of at least 100 over its games (1,000 by default), and
   at least 107 with the Rat Snacks module; the rulebook's rank distribution beside it.
 The lookahead is slower than the other bots: when `--lookahead-games` is not given, its two rows

@@ -239,9 +239,10 @@ class Training:
     def __init__(self, *args: str, own_group: bool = False):
         """`own_group`: in a process group of its own, which `stop(..., group=True)` signals whole, as a
         terminal's Ctrl-C does."""
+        # PYTHONFAULTHANDLER: a process that does not end in time is sent SIGABRT and says where each thread was
         self.proc = subprocess.Popen([sys.executable, "-m", "snack_envs.training.train", *args], cwd=ROOT, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                                     start_new_session=own_group)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=own_group,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"})
         self.lines: queue.Queue = queue.Queue()
         self.err: list[str] = []
         self.readers = [threading.Thread(target=self._read, daemon=True), threading.Thread(target=self._drain, daemon=True)]
@@ -257,8 +258,16 @@ class Training:
             self.err.append(line)
 
     def ended(self) -> str:
-        """Wait for the process and both readers; its stderr."""
-        self.proc.wait(timeout=60)
+        """Wait for the process and both readers; its stderr. A process still running after 60 s fails the
+        test with its threads' stacks."""
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            self.proc.wait(timeout=30)
+            for reader in self.readers:
+                reader.join(timeout=10)
+            raise AssertionError("the training process did not end within 60 s; its stderr:\n" + "".join(self.err)) from None
         for reader in self.readers:
             reader.join(timeout=10)
         return "".join(self.err)

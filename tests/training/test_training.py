@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import tempfile
 import warnings
 from contextlib import nullcontext
 from pathlib import Path
@@ -514,7 +513,7 @@ def test_training_run_writes_checkpoint_curve_and_resumes(tmp_path):
 
 
 # --- init_from: a fresh run that starts from a checkpoint's weights -------------------------------
-def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_does_not_fit():
+def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_does_not_fit(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -525,7 +524,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
     config = load_config("snack_rabbits", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", f"init_from={shipped}"])
 
     def fresh(net_arch, cfg=config):
-        vec = make_vec_env(cfg, Path(tempfile.mkdtemp()))
+        vec = make_vec_env(cfg, tmp_path)
         return MaskablePPO("MlpPolicy", vec, device="cpu", policy_kwargs={"net_arch": net_arch}, n_steps=64, batch_size=64)
 
     model = fresh(config["algo"]["net_arch"])
@@ -548,7 +547,7 @@ def test_init_from_starts_a_run_from_a_checkpoints_weights_and_refuses_one_that_
 
 
 # --- imitation: cloning the heuristic before PPO --------------------------------------------------
-def test_imitation_clones_the_heuristic_into_a_fresh_policy():
+def test_imitation_clones_the_heuristic_into_a_fresh_policy(tmp_path):
     from sb3_contrib import MaskablePPO
 
     from snack_envs.training.backends.sb3 import SelfPlayEnv, make_vec_env
@@ -559,7 +558,7 @@ def test_imitation_clones_the_heuristic_into_a_fresh_policy():
     n = len(data["actions"])
     assert n > 60 * 8 and data["masks"][np.arange(n), data["actions"]].all()  # the teacher's actions, all legal
     assert set(np.unique(np.sign(data["returns"]))) <= {-1.0, 0.0, 1.0}
-    model = MaskablePPO("MlpPolicy", make_vec_env(config, Path(tempfile.mkdtemp())), device="cpu", seed=0,
+    model = MaskablePPO("MlpPolicy", make_vec_env(config, tmp_path), device="cpu", seed=0,
                         policy_kwargs={"net_arch": [64]}, n_steps=64, batch_size=64)
     held_out = collect(SelfPlayEnv(config), config, games=20, seed=999)
 
