@@ -81,9 +81,13 @@ def head_to_head(
 
 
 def fit_elo(names: list[str], matches: list[dict], anchor: str | None = "random") -> dict[str, float]:
-    """Elo ratings (no intervals) from two-player (hero, villain, win_rate, games) results: `ratings.fit_ratings`
-    with each result as `places` [wins, losses] (ties split). See `tournament` for ratings from full results."""
-    places = [dict(m, places=[m["win_rate"] * m["games"], (1 - m["win_rate"]) * m["games"]]) for m in matches]
+    """Elo ratings (no intervals) from two-player (hero, villain, win_rate, games, optional unfinished) results:
+    `ratings.fit_ratings` with each result as `places` [wins, losses] over its finished games (ties split; the
+    win rate is over those). See `tournament` for ratings from full results."""
+    places = []
+    for m in matches:
+        finished = m["games"] - m.get("unfinished", 0)
+        places.append(dict(m, places=[m["win_rate"] * finished, (1 - m["win_rate"]) * finished]))
     return {n: r["elo"] for n, r in fit_ratings(names, places, anchor, intervals=False).items()}
 
 

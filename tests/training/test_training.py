@@ -429,6 +429,17 @@ def test_wilson_interval_and_elo_known_values():
     assert elo["b"] == 1000 and elo["a"] - elo["b"] == pytest.approx(400 * math.log10(3), abs=1)
 
 
+def test_elo_weighs_each_result_by_its_finished_games():
+    """A win rate is over the finished games: a match's unfinished games carry no weight in the fit."""
+    def ratings(a_vs_c: dict) -> dict:
+        return fit_elo(["a", "b", "c"], [{"hero": "a", "villain": "b", "win_rate": 0.9, "games": 100},
+                                         {"hero": "b", "villain": "c", "win_rate": 0.5, "games": 100},
+                                         {"hero": "a", "villain": "c", "win_rate": 0.5, **a_vs_c}], anchor="c")
+
+    assert ratings({"games": 400, "unfinished": 300}) == pytest.approx(ratings({"games": 100}))
+    assert ratings({"games": 400}) != pytest.approx(ratings({"games": 100}))
+
+
 def test_evaluator_on_scripted_agents_with_a_known_result():
     """An agent that only ever stops never holds a vegetable; random hops and wins every finished game."""
     result = head_to_head("snack_rabbits_v0", RandomPolicy(0), AlwaysLast(), games=20)
