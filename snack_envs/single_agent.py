@@ -106,8 +106,9 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = False
         self._parallel_end = (False, False, {})
         reward = 0.0 if self.parallel else self._play_opponents()
-        if self._done:  # the opponents ended the game before the learner moved (rare)
-            raise RuntimeError(f"{self.env_name}: the game ended before the learner's first move (reward {reward})")
+        if self._done:  # no game ends before every seat has moved, unless max_steps cuts it
+            raise ConfigError(f"{self.env_name}: max_steps={raw.max_steps} cut the game before the learner's first "
+                              f"move; give a max_steps of at least a round of moves")
         info = {"learner": self.learner, "opponents": {a: p.name for a, p in self.opponents.items()}}
         return self._learner_obs(), dict(info, action_mask=self.action_masks())
 

@@ -336,6 +336,22 @@ def test_a_single_opponent_spec_string_is_one_spec(gym_id):
         gymnasium.make(gym_id, opponents=3)
 
 
+def test_a_max_steps_that_cuts_the_game_before_the_learners_first_move_is_named():
+    """A single-agent view whose max_steps ends the game while opponents are still moving before the
+    learner's first turn has no first observation to give: a ConfigError that names max_steps."""
+    from snack_envs.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("snack_wars_v0", opponents=["random"], num_players=3, max_steps=1)
+    errors = 0
+    for seed in range(12):
+        try:
+            env.reset(seed=seed)
+        except ConfigError as error:
+            assert "max_steps=1 cut the game before the learner's first move" in str(error)
+            errors += 1
+    assert 0 < errors < 12  # the learner moves first in some games and gets its observation
+
+
 # --- 7. the action mask in info ---------------------------------------------------------------------------
 @pytest.mark.parametrize("gym_id", GYM_IDS)
 def test_every_single_agent_view_puts_the_action_mask_in_info(gym_id):
