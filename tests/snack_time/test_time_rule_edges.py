@@ -1,0 +1,158 @@
+"""Snack Time's rules at their edges, where a mutation probe of `snack_time/rules.py` found no test:
+
+- the score range is exactly the worst and the best sheet the rulebook allows (the observation's
+  score bounds and the reward's scale come from it);
+- a seat that is not to act has no legal action, although it shares the dice of the seat that is;
+- the invariants catch a trap card among the pedestrians (row or discard) and an entrance phase
+  left open once the five entrances are placed;
+- a snapshot is refused, naming the field, when it holds what no game can: an event with a field
+  that is not an int, or a value past what its field can hold (cards, cells, dice, creatures).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from snack_envs.core.game import ConfigError
+from snack_envs.snack_time.components import (
+    BADGES,
+    FIRST_TRAP,
+    NUM_CARDS,
+    NUM_CELLS,
+    NUM_CREATURES,
+    NUM_ENTRANCES,
+    PED_VALUE,
+    SNACK_SLOTS,
+    TRAIT_SLOTS,
+    parse_cell,
+)
+from snack_envs.snack_time.rules import MAX_ROUNDS, SnackTime, entrance_action
+from tests.snack_time.time_scripted import TRAP, draw_path, new_game, set_traits
+
+
+# --- the score range -------------------------------------------------------------------------------------
+def test_the_score_range_runs_from_nine_badges_and_no_snack_to_four_perfect_creatures_and_a_rat_a_round():
+    """Rulebook: all 9 badges cost -6; a creature scores at most 3 snacks of the best value plus a
+    satisfaction of 12 (3 snacks x 4 traits); with Rat Snacks one rat is drawn a round, and a game
+    has at most 26 rounds (each after the first draws one of the 25 pedestrians left)."""
+    worst = new_game(1, rat_snacks=True)
+    worst.badges = [BADGES]
+    assert worst.score(0) == -6 == SnackTime.score_range[0]
+
+    best = new_game(1, entrances=["A1", "C1", "A3", "A6", "C6"], rat_snacks=True)
+    best_card = PED_VALUE.index(max(PED_VALUE))
+    for creature in range(NUM_CREATURES):
+        best.snacks[0][creature] = [best_card] * SNACK_SLOTS
+        set_traits(best, 0, creature, eyes=2, teeth=1, tentacles=1)
+    # Madi's path (rulebook example): its cells reach creature NE; 4 rats a cell at most, 26 in all.
+    draw_path(best, 0, [">0", ">1", ">2", "F2", "E2", "D2", "D3", "C3", "B3", "B4", "C4", "D4", "E4"])
+    for name, rats in (("F2", 4), ("E2", 4), ("D2", 4), ("D3", 4), ("C3", 4), ("B3", 4), ("B4", 2)):
+        best.rats[parse_cell(name)] = rats
+    best.round = MAX_ROUNDS
+    assert sum(best.rats) == MAX_ROUNDS == 26 and best.rat_points(0) == 26
+    per_creature = SNACK_SLOTS * max(PED_VALUE) + SNACK_SLOTS * TRAIT_SLOTS
+    assert per_creature == 3 * 10 + 12 == 42
+    assert best.score(0) == 4 * 42 + 26 == 194 == SnackTime.score_range[1]
+
+
+# --- whose decision it is --------------------------------------------------------------------------------
+def test_a_seat_not_to_act_has_no_legal_action_even_with_the_same_dice_still_to_draw():
+    """Seat by seat: while seat 0 draws this round's dice, seat 1 (which will draw the same dice
+    next) has an all-zero mask, in the rules and in its observation."""
+    from snack_envs.snack_time_v0 import raw_env
+
+    game = new_game(2)
+    assert game.phase == "place" and game.current_player == 0 and game.traits_left[1] == [0, 2, 0]
+    assert game.action_mask(0).any()
+    assert not game.action_mask(1).any() and game.legal_actions(1) == []
+    env = raw_env(num_players=2)
+    env.reset(seed=0)
+    assert env.agent_selection == "player_0"
+    assert env.observe("player_0")["action_mask"].any() and not env.observe("player_1")["action_mask"].any()
+
+
+# --- invariants --------------------------------------------------------------------------------------------
+def test_a_trap_card_among_the_pedestrians_breaks_an_invariant():
+    """A drawn trap goes onto its location card (or back into the deck), never into the row or the
+    discard pile, which get pedestrians only. TRAP[0] is the lowest trap id (FIRST_TRAP)."""
+    in_discard = new_game(1)
+    in_discard.deck.remove(TRAP[0])
+    in_discard.discard.append(TRAP[0])
+    in_row = new_game(1)
+    in_row.deck[in_row.deck.index(TRAP[0])] = in_row.row[0]
+    in_row.row[0] = TRAP[0]
+    for game in (in_discard, in_row):
+        problems = game.invariant_violations()
+        assert any("only pedestrians" in p for p in problems), problems
+    data = in_discard.to_dict()  # the discard's field holds any card: the invariant refuses the snapshot
+    with pytest.raises(ConfigError, match="only pedestrians"):
+        SnackTime.from_dict(data)
+
+
+def test_the_entrance_phase_after_the_fifth_entrance_breaks_an_invariant():
+    game = new_game(2, advanced_entrances=True)
+    for cell in ("A1", "C1", "E3", "B5", "E6"):
+        assert game.phase == "entrance" and game.invariant_violations() == []
+        game.apply(entrance_action(cell))
+    assert game.phase != "entrance" and game.invariant_violations() == []
+    game.phase = "entrance"  # by hand: the five entrances are placed, nothing is left to choose
+    assert "phase 'entrance' without advanced_entrances or with every entrance placed" in game.invariant_violations()
+
+
+# --- snapshots ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("event", [["trap", "0"], ["trap", 0.0], ["trap", True], ["rat", float(parse_cell("B3"))],
+                                   ["snack", 0, 0, 0, "1"], ["damage", 0, 0, None]])
+def test_a_snapshot_event_with_a_field_that_is_not_an_int_is_refused(event):
+    data = new_game(2).to_dict()
+    data["state"]["events"] = [event]
+    with pytest.raises(ConfigError, match="an event"):
+        SnackTime.from_dict(data)
+
+
+def _set_item(*path_and_value):
+    *path, value = path_and_value
+
+    def edit(state):
+        where = state
+        for key in path[:-1]:
+            where = where[key]
+        where[path[-1]] = value
+
+    return edit
+
+
+EMPTY_CELL = parse_cell("C3")  # no pipe, no entrance: not a node of any network
+OUT_OF_RANGE = [  # (what, edit of the state, the message naming the field)
+    ("an entrance past the last cell", _set_item("entrances", 0, NUM_CELLS),
+     r"entrances\[0\] = 64 is out of range 0\.\.63"),
+    ("a card id past the last card", _set_item("deck", 0, NUM_CARDS), r"deck\[0\] = 35 is out of range 0\.\.34"),
+    ("an end reason twice", _set_item("end_reasons", ["a player marked the last badge"] * 2),
+     r"end_reasons = .* holds an item twice"),
+    ("a trait die past the third face kind", _set_item("dice_traits", [0, 3]),
+     r"dice_traits\[1\] = 3 is out of range 0\.\.2"),
+    ("a reach past the 4 creatures and 5 entrances", _set_item("reach", 0, EMPTY_CELL, 1 << 9),
+     r"reach\[0\]\[\d+\] = 512 is out of range 0\.\.511"),
+    ("a link past entrance 5", _set_item("links", 0, 0, 1 << NUM_ENTRANCES),
+     r"links\[0\]\[0\] = 32 is out of range 0\.\.31"),
+    ("a trap card eaten", _set_item("snacks", 0, 0, [FIRST_TRAP]),
+     r"snacks\[0\]\[0\]\[0\] = 30 is out of range 0\.\.29"),
+    ("a trap card eaten (entrance 2's)", _set_item("snacks", 0, 0, [FIRST_TRAP + 1]),
+     r"snacks\[0\]\[0\]\[0\] = 31 is out of range 0\.\.29"),
+    ("a damage to a fifth creature", _set_item("pending", 1, [NUM_CREATURES]),
+     r"pending\[1\]\[0\] = 4 is out of range 0\.\.3"),
+    ("four pieces of a kind to draw from three dice", _set_item("pipes_left", 0, [4, 0, 0]),
+     r"pipes_left\[0\]\[0\] = 4 is out of range 0\.\.3"),
+]
+
+
+@pytest.mark.parametrize("what, edit, message", OUT_OF_RANGE, ids=[case[0] for case in OUT_OF_RANGE])
+def test_a_snapshot_value_past_what_its_field_can_hold_is_refused_naming_the_field(what, edit, message):
+    """5 entrances on 64 cells, 35 cards of which 30 pedestrians (the only cards a creature eats),
+    3 trait kinds, 3 pipe dice, 4 creatures; each end reason is given once."""
+    game = new_game(2)
+    data = game.to_dict()
+    edit(data["state"])
+    with pytest.raises(ConfigError, match=message):
+        SnackTime.from_dict(data)
+    assert SnackTime.from_dict(game.to_dict()) == game  # the unedited snapshot loads
+
