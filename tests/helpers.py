@@ -146,6 +146,22 @@ def play_first_legal(env, seed: int) -> tuple[bool, dict]:
     return terminated, info
 
 
+def set_at(path: str, value):
+    """An edit of a snapshot (a dict of dicts and lists): set the item at `path` ("game.state.white.0") to `value`."""
+
+    def edit(snap: dict) -> None:
+        *parents, last = path.split(".")
+        node = snap
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    return edit
+
+
 def option_sets(game_class) -> list[dict]:
     """Option sets that reach every rule a game declares, derived from its `options` (no game named):
     the defaults and every combination of its on/off options (modules), then, with every on/off option

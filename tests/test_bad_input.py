@@ -27,7 +27,7 @@ import snack_envs
 from snack_envs import specs
 from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.registration import gymnasium_ids, register_gymnasium
-from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal
+from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal, set_at
 
 ENVS = list(snack_envs.ENV_NAMES)
 PARALLEL = [n for n in ENVS if is_parallel(n)]
@@ -56,22 +56,6 @@ def frozen(env) -> str:
 
 
 # --- 1. impossible snapshots ----------------------------------------------------------------------------
-def _set(path: str, value):
-    """An edit of a snapshot: set the item at `path` ("game.state.white.0") to `value`."""
-
-    def edit(snap: dict) -> None:
-        *parents, last = path.split(".")
-        node = snap
-        for key in parents:
-            node = node[int(key)] if isinstance(node, list) else node[key]
-        if isinstance(node, list):
-            node[int(last)] = value
-        else:
-            node[last] = value
-
-    return edit
-
-
 def _delete(path: str):
     def edit(snap: dict) -> None:
         *parents, last = path.split(".")
@@ -100,55 +84,55 @@ def _other_agent_to_act(snap: dict) -> None:
 S = "game.state."
 TURN_CASES = [  # the AEC envs' episode state
     ("wrong agent to act", _other_agent_to_act, r"agent_selection = 'player_\d', but seat \d \('player_\d'\) is to act"),
-    ("termination not a bool", _set("terminations.player_0", "no"), r"terminations = .* must map each agent"),
+    ("termination not a bool", set_at("terminations.player_0", "no"), r"terminations = .* must map each agent"),
 ]
 # (id, edit, what the message must name), for every game
 COMMON_CASES = [
-    ("current_player out of range", _set(S + "current_player", 7), r"current_player = 7 is out of range"),
-    ("game_over not a bool", _set(S + "game_over", "no"), r"game_over = 'no' must be true or false"),
+    ("current_player out of range", set_at(S + "current_player", 7), r"current_player = 7 is out of range"),
+    ("game_over not a bool", set_at(S + "game_over", "no"), r"game_over = 'no' must be true or false"),
     ("missing state field", _delete(S + "deck"), r"missing field\(s\) \['deck'\]"),
-    ("unknown state field", _set(S + "cheat", 1), r"unknown field\(s\) \['cheat'\]"),
+    ("unknown state field", set_at(S + "cheat", 1), r"unknown field\(s\) \['cheat'\]"),
     ("missing rng", _delete("game.rng"), r"missing key\(s\) \['rng'\]"),
-    ("bad rng state", _set("game.rng.state", "x"), r"rng = .* is no state of its bit generator"),
-    ("unknown card id", _set(S + "deck.0", 999), r"deck\[0\] = 999 is out of range"),
-    ("deck a string", _set(S + "deck", "cards"), r"deck = 'cards' must be a list"),
-    ("bad option", _set("game.config", {"nonsense": 1}), r"unknown option\(s\) \['nonsense'\]"),
-    ("negative num_steps", _set("num_steps", -1), r"num_steps = -1 must be a non-negative int"),
-    ("seat agent twice", _set("seat_agents", ["player_0", "player_0"]), r"seat_agents = .* must list each of"),
-    ("unknown agent", _set("agents.0", "mallory"), r"agents = \['mallory'.* must be a list of distinct agents"),
+    ("bad rng state", set_at("game.rng.state", "x"), r"rng = .* is no state of its bit generator"),
+    ("unknown card id", set_at(S + "deck.0", 999), r"deck\[0\] = 999 is out of range"),
+    ("deck a string", set_at(S + "deck", "cards"), r"deck = 'cards' must be a list"),
+    ("bad option", set_at("game.config", {"nonsense": 1}), r"unknown option\(s\) \['nonsense'\]"),
+    ("negative num_steps", set_at("num_steps", -1), r"num_steps = -1 must be a non-negative int"),
+    ("seat agent twice", set_at("seat_agents", ["player_0", "player_0"]), r"seat_agents = .* must list each of"),
+    ("unknown agent", set_at("agents.0", "mallory"), r"agents = \['mallory'.* must be a list of distinct agents"),
     ("missing snapshot key", _delete("agents"), r"lacks the key\(s\) \['agents'\]"),
 ]
 GAME_CASES = {
     "snack_rabbits_v0": [
-        ("negative die", _set(S + "white.0", -1), r"white\[0\] = -1 is out of range 0..8"),
-        ("pool -3", _set(S + "pool", -3), r"pool = -3 is out of range 0..8"),
-        ("9999 cards", _set(S + "collections.0.0", 9999), r"collections\[0\]\[0\] = 9999 is out of range"),
-        ("dice not conserved", _set(S + "pool", 8), r"impossible: white dice: pool 8"),
+        ("negative die", set_at(S + "white.0", -1), r"white\[0\] = -1 is out of range 0..8"),
+        ("pool -3", set_at(S + "pool", -3), r"pool = -3 is out of range 0..8"),
+        ("9999 cards", set_at(S + "collections.0.0", 9999), r"collections\[0\]\[0\] = 9999 is out of range"),
+        ("dice not conserved", set_at(S + "pool", 8), r"impossible: white dice: pool 8"),
         ("a card lost", _call(S + "deck", "pop", 0), r"impossible: \w+: \d+ cards accounted for"),
-        ("farmer", _set(S + "farmer_revealed", 1), r"farmer_revealed = 1 must be true or false"),
+        ("farmer", set_at(S + "farmer_revealed", 1), r"farmer_revealed = 1 must be true or false"),
     ],
     "snack_wars_v0": [
-        ("raccoons 10**6", _set(S + "raccoons.0", 10**6), r"raccoons\[0\] = 1000000 is out of range 0..10"),
-        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of \['choose', 'steal', 'discard'\]"),
-        ("9999 cards", _set(S + "collections.1.0", 9999), r"collections\[1\]\[0\] = 9999 is out of range"),
+        ("raccoons 10**6", set_at(S + "raccoons.0", 10**6), r"raccoons\[0\] = 1000000 is out of range 0..10"),
+        ("bad phase", set_at(S + "phase", "lunch"), r"phase = 'lunch' is not one of \['choose', 'steal', 'discard'\]"),
+        ("9999 cards", set_at(S + "collections.1.0", 9999), r"collections\[1\]\[0\] = 9999 is out of range"),
         ("a card made up", _call(S + "deck", "append", 0), r"impossible: macaron: \d+ cards accounted for"),
-        ("steal phase without steals", _set(S + "phase", "steal"), r"impossible: .*steal phase with no steal left"),
+        ("steal phase without steals", set_at(S + "phase", "steal"), r"impossible: .*steal phase with no steal left"),
     ],
     "snack_time_v0": [
-        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
-        ("negative badges", _set(S + "badges.0", -1), r"badges\[0\] = -1 is out of range 0..9"),
-        ("rats 10**6", _set(S + "rats.9", 10**6), r"rats\[9\] = 1000000 is out of range 0..4"),
+        ("bad phase", set_at(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
+        ("negative badges", set_at(S + "badges.0", -1), r"badges\[0\] = -1 is out of range 0..9"),
+        ("rats 10**6", set_at(S + "rats.9", 10**6), r"rats\[9\] = 1000000 is out of range 0..4"),
         ("a card lost", _call(S + "deck", "pop"), r"impossible: cards: deck, row, discard and trap spots hold"),
-        ("not a pipe", _set(S + "pipes.0.9", 15), r"pipes\[0\]\[9\] = 15 is not one of"),
-        ("phase 'over' in play", _set(S + "phase", "over"), r"impossible: .*phase 'over' with game_over = False"),
+        ("not a pipe", set_at(S + "pipes.0.9", 15), r"pipes\[0\]\[9\] = 15 is not one of"),
+        ("phase 'over' in play", set_at(S + "phase", "over"), r"impossible: .*phase 'over' with game_over = False"),
     ],
     "speed_snacks_v1": [
-        ("bad phase", _set(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
-        ("negative toques", _set(S + "toques.0", -1), r"toques\[0\] = -1 is out of range 0..5"),
-        ("hurry-ups 10**6", _set(S + "hurry_ups", 10**6), r"hurry_ups = 1000000 is out of range 0..4"),
+        ("bad phase", set_at(S + "phase", "lunch"), r"phase = 'lunch' is not one of"),
+        ("negative toques", set_at(S + "toques.0", -1), r"toques\[0\] = -1 is out of range 0..5"),
+        ("hurry-ups 10**6", set_at(S + "hurry_ups", 10**6), r"hurry_ups = 1000000 is out of range 0..4"),
         ("a card lost", _call(S + "deck", "pop"), r"impossible: cards by kind"),
-        ("a turn in a simultaneous game", _set(S + "current_player", 0), r"current_player = 0 in a simultaneous game"),
-        ("halted not a bool", _set("halted", "no"), r"halted = 'no' must be true or false"),
+        ("a turn in a simultaneous game", set_at(S + "current_player", 0), r"current_player = 0 in a simultaneous game"),
+        ("halted not a bool", set_at("halted", "no"), r"halted = 'no' must be true or false"),
     ],
 }
 SNAPSHOT_CASES = [

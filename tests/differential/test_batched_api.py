@@ -173,12 +173,13 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, m
     checked = 0
     steps, returns = np.zeros(8, int), np.zeros(8)  # the learner's, in each env's episode so far
     learners = set()
+    if options:
+        from snack_envs.speed_snacks.observation import SpeedSnacksEncoder
+
+        speeds = SpeedSnacksEncoder(2, batch.config).layout.slices["speeds"]
     for _ in range(2000):
         assert obs.shape == (8, vec.observation_space.shape[0])
         if options:  # the learner sees its own agent's speed first
-            from snack_envs.speed_snacks.observation import SpeedSnacksEncoder
-
-            speeds = SpeedSnacksEncoder(2, batch.config).layout.slices["speeds"]
             mine = [options[f"speed_{agent}"] for agent in vec.learner]
             assert obs[:, speeds][:, 0].tolist() == mine
             learners.update(vec.learner.tolist())

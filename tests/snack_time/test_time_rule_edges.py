@@ -27,6 +27,7 @@ from snack_envs.snack_time.components import (
     parse_cell,
 )
 from snack_envs.snack_time.rules import MAX_ROUNDS, SnackTime, entrance_action
+from tests.helpers import set_at
 from tests.snack_time.time_scripted import TRAP, draw_path, new_game, set_traits
 
 
@@ -109,38 +110,26 @@ def test_a_snapshot_event_with_a_field_that_is_not_an_int_is_refused(event):
         SnackTime.from_dict(data)
 
 
-def _set_item(*path_and_value):
-    *path, value = path_and_value
-
-    def edit(state):
-        where = state
-        for key in path[:-1]:
-            where = where[key]
-        where[path[-1]] = value
-
-    return edit
-
-
 EMPTY_CELL = parse_cell("C3")  # no pipe, no entrance: not a node of any network
 OUT_OF_RANGE = [  # (what, edit of the state, the message naming the field)
-    ("an entrance past the last cell", _set_item("entrances", 0, NUM_CELLS),
+    ("an entrance past the last cell", set_at("entrances.0", NUM_CELLS),
      r"entrances\[0\] = 64 is out of range 0\.\.63"),
-    ("a card id past the last card", _set_item("deck", 0, NUM_CARDS), r"deck\[0\] = 35 is out of range 0\.\.34"),
-    ("an end reason twice", _set_item("end_reasons", ["a player marked the last badge"] * 2),
+    ("a card id past the last card", set_at("deck.0", NUM_CARDS), r"deck\[0\] = 35 is out of range 0\.\.34"),
+    ("an end reason twice", set_at("end_reasons", ["a player marked the last badge"] * 2),
      r"end_reasons = .* holds an item twice"),
-    ("a trait die past the third face kind", _set_item("dice_traits", [0, 3]),
+    ("a trait die past the third face kind", set_at("dice_traits", [0, 3]),
      r"dice_traits\[1\] = 3 is out of range 0\.\.2"),
-    ("a reach past the 4 creatures and 5 entrances", _set_item("reach", 0, EMPTY_CELL, 1 << 9),
+    ("a reach past the 4 creatures and 5 entrances", set_at(f"reach.0.{EMPTY_CELL}", 1 << 9),
      r"reach\[0\]\[\d+\] = 512 is out of range 0\.\.511"),
-    ("a link past entrance 5", _set_item("links", 0, 0, 1 << NUM_ENTRANCES),
+    ("a link past entrance 5", set_at("links.0.0", 1 << NUM_ENTRANCES),
      r"links\[0\]\[0\] = 32 is out of range 0\.\.31"),
-    ("a trap card eaten", _set_item("snacks", 0, 0, [FIRST_TRAP]),
+    ("a trap card eaten", set_at("snacks.0.0", [FIRST_TRAP]),
      r"snacks\[0\]\[0\]\[0\] = 30 is out of range 0\.\.29"),
-    ("a trap card eaten (entrance 2's)", _set_item("snacks", 0, 0, [FIRST_TRAP + 1]),
+    ("a trap card eaten (entrance 2's)", set_at("snacks.0.0", [FIRST_TRAP + 1]),
      r"snacks\[0\]\[0\]\[0\] = 31 is out of range 0\.\.29"),
-    ("a damage to a fifth creature", _set_item("pending", 1, [NUM_CREATURES]),
+    ("a damage to a fifth creature", set_at("pending.1", [NUM_CREATURES]),
      r"pending\[1\]\[0\] = 4 is out of range 0\.\.3"),
-    ("four pieces of a kind to draw from three dice", _set_item("pipes_left", 0, [4, 0, 0]),
+    ("four pieces of a kind to draw from three dice", set_at("pipes_left.0", [4, 0, 0]),
      r"pipes_left\[0\]\[0\] = 4 is out of range 0\.\.3"),
 ]
 

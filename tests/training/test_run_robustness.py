@@ -262,14 +262,15 @@ class Training:
         test with its threads' stacks."""
         try:
             self.proc.wait(timeout=60)
+            hung = False
         except subprocess.TimeoutExpired:
             self.proc.send_signal(signal.SIGABRT)
             self.proc.wait(timeout=30)
-            for reader in self.readers:
-                reader.join(timeout=10)
-            raise AssertionError("the training process did not end within 60 s; its stderr:\n" + "".join(self.err)) from None
+            hung = True
         for reader in self.readers:
             reader.join(timeout=10)
+        if hung:
+            raise AssertionError("the training process did not end within 60 s; its stderr:\n" + "".join(self.err))
         return "".join(self.err)
 
     def wait_for_evaluation_after(self, steps: int, timeout: float = 60, what: str = "vs") -> int:
