@@ -4,7 +4,11 @@
     env = snack_rabbits_v0.env(num_players=3)
 
 `make(name, **kwargs)` builds an env by name; `ENV_NAMES` lists them (one per
-game, see `snack_envs.specs`). Importing this package loads no RL library:
+game, see `snack_envs.specs`). The errors a caller may catch are here too:
+`IllegalActionError` (a `raw_env()` refusing an action), `ConfigError` (an
+unknown or out-of-range option), `UnknownEnvError`, `RetiredEnvError` and
+`MissingExtraError` (an optional package not installed; the message names
+the extra). Importing this package loads no RL library:
 the Gymnasium and PettingZoo ids are registered once those libraries are
 imported (`snack_envs.registration`).
 """
@@ -14,6 +18,8 @@ from __future__ import annotations
 from importlib import metadata
 
 from snack_envs import specs
+from snack_envs.core.game import ConfigError, IllegalActionError
+from snack_envs.extras import MissingExtraError
 from snack_envs.specs import ENV_NAMES, RETIRED, RetiredEnvError, UnknownEnvError
 
 try:  # one source for the version: pyproject.toml, through the installed package's metadata
@@ -38,4 +44,5 @@ from snack_envs import registration  # noqa: E402
 
 registration.install()
 
-__all__ = ["ENV_NAMES", "RETIRED", "RetiredEnvError", "UnknownEnvError", "make", "specs", "__version__"]
+__all__ = ["ENV_NAMES", "RETIRED", "ConfigError", "IllegalActionError", "MissingExtraError", "RetiredEnvError",
+           "UnknownEnvError", "make", "specs", "__version__"]

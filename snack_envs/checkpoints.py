@@ -24,7 +24,7 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
-from snack_envs import specs
+from snack_envs import extras, specs
 
 FORMAT = "snack-envs-checkpoint/1"
 RLLIB_RUN_FORMAT = "snack-envs-rllib-checkpoint/1"  # what `snack-train --backend rllib` writes beside <run>/final
@@ -255,8 +255,9 @@ def load_model(path: str | Path):
     snapshot of itself as an opponent would start its own random streams over at each one."""
     import random
 
-    import torch
-    from sb3_contrib import MaskablePPO
+    with extras.needed("loading a checkpoint"):
+        import torch
+        from sb3_contrib import MaskablePPO
 
     saved = random.getstate(), np.random.get_state(), torch.get_rng_state()
     try:

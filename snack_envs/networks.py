@@ -33,11 +33,15 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
-import torch
 from gymnasium import spaces
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
+
+from snack_envs import extras
+
+with extras.needed("the policy networks (snack_envs.networks)"):
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from torch import nn
 
 
 # The trunk's size unless a config says otherwise (`algo.grid`): channels per cell, one residual block per dilation.

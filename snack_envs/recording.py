@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from snack_envs import specs
+from snack_envs import extras, specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.env import check_viewer
 from snack_envs.core.game import ConfigError
@@ -140,11 +140,9 @@ def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
 
 def imageio_v2():
     """imageio's v2 API with its ffmpeg plugin (imageio-ffmpeg), imported on first use."""
-    try:
+    with extras.needed("writing MP4 replays"):
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary; imageio alone cannot write MP4)
-    except ImportError as exc:
-        raise ImportError('MP4 replays need imageio and imageio-ffmpeg: pip install "snack-envs[render]"') from exc
     return imageio
 
 

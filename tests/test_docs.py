@@ -50,6 +50,7 @@ def site(tmp_path_factory) -> Path:
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert build.returncode == 0, f"mkdocs build --strict failed:\n{build.stdout[-3000:]}\n{build.stderr[-6000:]}"
+    assert "requires either Black or Ruff" not in build.stderr, "the docs extra lacks the signature formatter (ruff)"
     print(f"docs built in {time.perf_counter() - start:.1f} s")
     return out
 
@@ -99,7 +100,7 @@ def test_checkpoints_page_lists_every_checkpoint(site):
     for path in metas:
         meta = json.loads(path.read_text())
         assert f"{path.stem}.zip" in text
-        for n, measured in meta.get("bar", {}).get("counts", {}).items():  # as `python -m snack_envs.training.ship` stores it
+        for n, measured in meta.get("bar", {}).get("counts", {}).items():  # as `snack-ship` stores it
             figure = (f"{measured['vs_heuristic']['win_rate']:.3f}" if "vs_heuristic" in measured
                       else f"{measured['solo']['mean_score_ci95'][0]:.1f}")
             assert figure in text, f"{path.name}, {n} players: its figure against the heuristic is not in the table"
@@ -129,3 +130,19 @@ def test_training_evaluation_play_and_rules_pages(site):
 def test_api_page(site, module):
     text = page_text(site, f"api/{module}")
     assert f"snack_envs.{module}" in text and API_PAGES[module] in text
+
+
+def test_every_registry_id_the_docs_name_is_registered():
+    """The ids in README.md and docs/ (`snack_envs/<game>-v<N>` for PettingZoo, `SnackWars-v0` and the like for
+    Gymnasium) are the ones `import snack_envs` registers: Speed Snacks is v1, not v0."""
+    from snack_envs import registration
+
+    pettingzoo_ids = {spec.pettingzoo_id for spec in specs.SPECS}
+    gymnasium_ids = set(registration.gymnasium_ids())
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    named = {(path.name, found) for path in texts for found in re.findall(r"snack_envs/\w+-v\d+", path.read_text())}
+    named_gym = {(path.name, found) for path in texts
+                 for found in re.findall(r"\b(?:Snack|Speed)[A-Z]\w*-v\d+\b", path.read_text())}
+    assert {found for _, found in named} >= {"snack_envs/snack_rabbits-v0", "snack_envs/speed_snacks-v1"}
+    assert not {(p, f) for p, f in named if f not in pettingzoo_ids}, "unregistered PettingZoo ids in the docs"
+    assert not {(p, f) for p, f in named_gym if f not in gymnasium_ids}, "unregistered Gymnasium ids in the docs"

@@ -10,7 +10,7 @@ Slow: the wheel installed three ways that share no file with the repository, wit
 that its editable install of snack-envs stays out of sight) and no network: into a `--prefix`
 folder, into `--user` (a user base of its own), and into a fresh venv. In each, run from a
 folder that has its own `training/` package, the commands work: `snack-train --config
-snack_wars` (a shipped config by name), `snack-eval`, and `python -m snack_envs.training.ship`,
+snack_wars` (a shipped config by name), `snack-eval`, and `snack-ship`,
 which publishes into the current folder, not into the installed package; and the folder's
 own `training` package is still its own.
 """
@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -60,6 +61,27 @@ def wheel(tmp_path_factory) -> Path:
     return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
+def test_the_sdist_holds_every_file_git_tracks_so_its_tests_run_from_it(tmp_path):
+    """MANIFEST.in: an sdist missing tests/conftest.py, tests/helpers.py or the checkpoints would ship a test
+    suite that cannot run (downstream packagers run it from the sdist)."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no list of the tracked files")
+    tracked = set(listed.stdout.splitlines())
+    source = tmp_path / "source"
+    for name in tracked:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_sdist({str(tmp_path / 'dist')!r})"],
+                          cwd=source, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"build_sdist failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    (sdist,) = (tmp_path / "dist").glob("snack_envs-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        held = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert not tracked - held, f"tracked files missing from the sdist: {sorted(tracked - held)[:20]}"
+    assert not any(name.endswith(".pyc") for name in held)
+
+
 def test_the_wheel_holds_one_top_level_package_with_the_configs_py_typed_and_the_licence(wheel):
     version = PYPROJECT["project"]["version"]
     assert wheel.name == f"snack_envs-{version}-py3-none-any.whl"
@@ -82,8 +104,8 @@ def test_the_wheel_holds_one_top_level_package_with_the_configs_py_typed_and_the
     assert f"{info}/licenses/LICENSE" in names
     assert f"\nVersion: {version}\n" in metadata and "\nLicense-Expression: MIT\n" in metadata
     assert "License-File: LICENSE" in metadata
-    for command in ("snack-train", "snack-eval", "snack-play", "snack-demo"):
-        assert f"{command} = snack_envs.training." in entry_points
+    for command in ("snack-train", "snack-eval", "snack-play", "snack-demo", "snack-ship", "snack-curves", "snack-average"):
+        assert f"{command} = snack_envs.training.cli:{command.replace('-', '_')}" in entry_points  # the launcher
     assert "= training." not in entry_points
 
 
@@ -171,7 +193,7 @@ def test_the_installed_wheel_trains_evaluates_and_ships_from_a_folder_with_its_o
     evaluated = command("snack-eval", "--env", "snack_wars_v0", "--agents", "random", "heuristic", "run/final.zip",
                         "--games", "2", "--out", "eval")
     assert "heuristic" in evaluated and (work / "eval" / "results.json").is_file()
-    shipped = run([python, "-m", "snack_envs.training.ship", "run/final.zip", "--games", "2", "--force"], work, env)
+    shipped = command("snack-ship", "run/final.zip", "--games", "2", "--force")
     assert "published checkpoints/snack_wars_v0.zip" in shipped, shipped
     assert (work / "checkpoints" / "snack_wars_v0.zip").is_file() and (work / "checkpoints" / "README.md").is_file()
     assert not list(site.rglob("checkpoints")), "ship wrote into the installed package"

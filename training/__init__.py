@@ -2,13 +2,15 @@
 
 This folder installs as `snack_envs.training` (pyproject.toml's package-dir; the editable install
 maps it the same way), so that nothing installed claims the generic top-level name `training`.
-Import it, and run its modules, by that name only (`python -m snack_envs.training.ship`, or the
-commands `snack-train`, `snack-eval`, `snack-play`, `snack-demo`): from the repository root the
+Import it, and run its modules, by that name only (the commands `snack-train`, `snack-eval`,
+`snack-play`, `snack-demo`, `snack-ship`, `snack-curves`, `snack-average`, or
+`python -m snack_envs.training.<module>`): from the repository root the
 folder could also be imported as `training`, which would load each of its files a second time,
 under a second name, so that name is refused below.
 
     train.py       `snack-train`: the command line; reads the config, hands the run to a backend
-    cli.py         what the commands share: a user's mistake is one line and exit status 2, a bug a traceback
+    cli.py         what the commands share: their entry points; a user's mistake (or a missing extra) is one line
+                   and exit status 2, a bug a traceback
     config.py      the configs (configs/*.yaml, shipped as snack_envs.training.configs): merged, overridden, validated
     backends/      one module per training backend: sb3.py (MaskablePPO, the default), rllib.py (Ray RLlib)
     run.py         a run on disk, whichever backend: folder, state.json, eval.csv, checkpoint metadata, curves

@@ -1,6 +1,6 @@
 """Average the weights of checkpoints fine-tuned from one starting point (a "model soup").
 
-    python -m snack_envs.training.average out.zip runs/a/keep/1400000.zip runs/b/keep/600000.zip \
+    snack-average out.zip runs/a/keep/1400000.zip runs/b/keep/600000.zip \
         --timesteps 5800000 --wall-time-s 8606 --note "how the ingredients were trained"
 
 Policies fine-tuned from the same weights stay in one basin of the loss, so
@@ -18,10 +18,10 @@ ancestor would count it twice if their `lineage` records were summed.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from snack_envs.checkpoints import CheckpointError, load_model, read_metadata, save_checkpoint
+from snack_envs.training.cli import ArgumentParser, command, nonnegative_int
 
 SAME = ("env_name", "env_version", "num_players", "observation_size", "num_actions", "env_options")
 
@@ -65,14 +65,17 @@ def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, no
     return save_checkpoint(model, out, meta)
 
 
+@command("snack-average")
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="snack-average", description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("checkpoints", type=Path, nargs="+")
-    parser.add_argument("--timesteps", type=int, required=True, help="timesteps of the whole lineage")
+    parser.add_argument("--timesteps", type=nonnegative_int, required=True, help="timesteps of the whole lineage")
     parser.add_argument("--wall-time-s", type=float, required=True, help="training wall time of the whole lineage")
     parser.add_argument("--note", default="", help="how the ingredients were trained, for the metadata")
     args = parser.parse_args(argv)
+    if not args.wall_time_s >= 0:
+        parser.error(f"--wall-time-s must be 0 or more, got {args.wall_time_s}")
     path = average(args.out, args.checkpoints, args.timesteps, args.wall_time_s, args.note)
     print(f"averaged {len(args.checkpoints)} checkpoints into {path}")
 

@@ -12,17 +12,22 @@ prints `snack-eval: error: <what is wrong>` on one line of stderr and exits
 with status 2, as argparse does for a bad argument (whose errors this
 `ArgumentParser` also prints on one line). Which exceptions are the user's is
 listed in `user_errors()`; anything else is a bug and raises with its
-traceback.
+traceback. A package of an extra that is not installed (numba for snack-eval,
+PyYAML for snack-train, Pillow for a GIF replay, ...) is one line too, naming
+the pip command that installs it (`snack_envs.extras`): the console scripts
+enter through `launcher`, which imports the tool only when it runs, so even
+`--help` says so rather than raising at import.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import sys
 from typing import Callable, NoReturn
 
-from snack_envs import specs
+from snack_envs import extras, specs
 from snack_envs.checkpoints import CheckpointError
 from snack_envs.core.game import ConfigError
 
@@ -81,10 +86,47 @@ def command(prog: str) -> Callable[[Callable], Callable]:
                 if isinstance(error, PATH_ERRORS) and error.filename is None:
                     raise  # not about a path of the user's
                 fail(prog, error)
+            except ModuleNotFoundError as error:
+                fail_if_extra_missing(prog, error)
+                raise
 
         return run
 
     return decorate
+
+
+def fail_if_extra_missing(prog: str, error: ModuleNotFoundError, extra: str | None = None) -> None:
+    """`fail` naming the extra to install (`extra`, else the package's own) where `error` is a package of one
+    of our extras; else return."""
+    explained = extras.explain(error, prog, extra)
+    if explained is not None:
+        fail(prog, explained)
+
+
+def launcher(prog: str, module: str, extra: str | None) -> Callable:
+    """A console script's entry point: the `main` of `snack_envs.training.<module>`, imported when it runs.
+    `extra` is what the command needs to start (None: the base install); a missing package names it."""
+
+    def main(argv=None):
+        try:
+            tool = importlib.import_module(f"snack_envs.training.{module}")
+        except ModuleNotFoundError as error:
+            fail_if_extra_missing(prog, error, extra)
+            raise
+        return tool.main(argv)
+
+    main.__name__ = main.__qualname__ = prog.replace("-", "_")
+    return main
+
+
+# The console scripts (pyproject.toml's [project.scripts]); each is also `python -m snack_envs.training.<module>`.
+snack_demo = launcher("snack-demo", "demo", None)
+snack_play = launcher("snack-play", "play", None)  # a checkpoint opponent needs `train`, a GIF replay `render`
+snack_train = launcher("snack-train", "train", "train")
+snack_eval = launcher("snack-eval", "evaluate", "train")
+snack_ship = launcher("snack-ship", "ship", "train")
+snack_curves = launcher("snack-curves", "curves", "train")
+snack_average = launcher("snack-average", "average", "train")
 
 
 class ArgumentParser(argparse.ArgumentParser):

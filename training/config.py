@@ -717,7 +717,8 @@ def _check_init_from(config: dict) -> None:
 
     path = Path(config["init_from"]).expanduser()
     if not path.is_file():
-        raise ConfigError(f"init_from={config['init_from']!r}: no checkpoint at {path}")
+        where = "" if path.is_absolute() else f" (a relative path is read from the current folder, {Path.cwd()})"
+        raise ConfigError(f"init_from={config['init_from']!r}: no checkpoint at {path}{where}")
     try:
         meta = read_metadata(path)
         facts = check_fits(meta, config["env"]["name"], None)

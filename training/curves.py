@@ -1,7 +1,7 @@
 """Learning curves for a shipped checkpoint: its win share against each evaluation opponent over training.
 
-    python -m snack_envs.training.curves runs/<run> checkpoints/speed_snacks_v1.zip
-    python -m snack_envs.training.curves runs/<rerun> checkpoints/<name>.zip --note "A re-run of its recipe: ..."
+    snack-curves runs/<run> checkpoints/speed_snacks_v1.zip
+    snack-curves runs/<rerun> checkpoints/<name>.zip --note "A re-run of its recipe: ..."
 
     from snack_envs.training.curves import export_curve
     export_curve("runs/<run>", "checkpoints/speed_snacks_v1.zip")   # -> checkpoints/speed_snacks_v1.curve.csv, .curve.png
@@ -194,9 +194,9 @@ def export_curve(run_dir: str | Path, checkpoint_path: str | Path) -> tuple[Path
     return csv_path, png_path
 
 
-@command("python -m snack_envs.training.curves")
+@command("snack-curves")
 def main(argv=None) -> None:
-    parser = ArgumentParser(prog="python -m snack_envs.training.curves", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="snack-curves", description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="the run folder (a recipe's: the folder holding stage1/, stage2/, ...)")
     parser.add_argument("checkpoint", type=Path, help="the checkpoint (.zip) the curve goes beside, e.g. checkpoints/<name>.zip")
     parser.add_argument("--note", default="", help="which run the curve is of, where it is not the checkpoint's own run: "

@@ -73,7 +73,7 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
         raise UsageError(f"{env_name} with 1 player is played solo: drop --opponents")
     if others and len(opponents) not in (1, len(others)):
         raise UsageError(f"{len(opponents)} opponents for {len(others)} other seat{'s' if len(others) > 1 else ''}: "
-                         f"give one per seat, or one for every seat")
+                         f"give one per other seat, or a single one that plays them all")
     policies = {a: make_policy(opponents[i % len(opponents)], env_name, num_players, seed=i) for i, a in enumerate(others)}
     seed = int(np.random.default_rng().integers(2**31)) if seed is None else seed
     say(f"{env_name}: you are {me}; " + ("opponents: " + ", ".join(f"{a} ({policies[a].name})" for a in others)
@@ -112,7 +112,7 @@ def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-play", description="Play a snack env in the terminal against agents.")
     parser.add_argument("env", type=env_name, help=f"one of {', '.join(specs.ENV_NAMES)}")
     parser.add_argument("--opponents", nargs="+", default=None,
-                        help="one per other seat, or one for every seat (default: heuristic): random, heuristic, "
+                        help="one per other seat, or a single one that plays them all (default: heuristic): random, heuristic, "
                              "lookahead, search (Snack Time, Snack Wars) or checkpoint paths")
     parser.add_argument("--num-players", type=positive_int, default=2)
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 starts)")

@@ -1,9 +1,9 @@
 """Measure checkpoints against the bar at every player count they play; store the figures and write the README.
 
-    python -m snack_envs.training.ship                                   # every checkpoint in ./checkpoints
-    python -m snack_envs.training.ship checkpoints/snack_wars_v0.zip --players 3 --games 200 --dry-run
-    python -m snack_envs.training.ship runs/<run>/final.zip [--note TEXT] [--out DIR]   # measure a run, publish it
-    python -m snack_envs.training.ship checkpoints/snack_time_v0.zip --jobs 2   # its counts in 2 processes
+    snack-ship                                                  # every checkpoint in ./checkpoints
+    snack-ship checkpoints/snack_wars_v0.zip --players 3 --games 200 --dry-run
+    snack-ship runs/<run>/final.zip [--note TEXT] [--out DIR]   # measure a run, publish it
+    snack-ship checkpoints/snack_time_v0.zip --jobs 2           # its counts in 2 processes
 
 Every match is played on the batched engine (`snack_envs.training.arena`): the agent (deterministic,
 argmax) in one seat, rotated so that it sits in each seat equally often, ties split (a win shared by
@@ -271,7 +271,7 @@ def checkpoint_section(name: str, meta: dict, env_link: str | None = None) -> st
     bar = meta.get("bar", {})
     by_count = (bar.get("counts") if isinstance(bar, dict) else None) or {}
     if not by_count:
-        lines.append("Not measured against this bar yet (`python -m snack_envs.training.ship`).")
+        lines.append("Not measured against this bar yet (`snack-ship`).")
         if isinstance(bar, dict) and "vs_heuristic" in bar:  # an earlier bar's figures (2 players, head to head)
             rate = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
             lines.append(f"An earlier bar measured it over {bar['games_per_match']:,} games a match: vs the heuristic "
@@ -342,7 +342,7 @@ def tables(folder: Path, env_link: str | None = None) -> str:
 
 
 BAR_TEXT = """\
-The bar, measured by `python -m snack_envs.training.ship` at every player count a checkpoint plays
+The bar, measured by `snack-ship` at every player count a checkpoint plays
 (its metadata's `player_counts`), every match on the batched engine (`snack_envs.training.arena`)
 with a fixed seed, the agent playing its argmax action, its seat rotated so that it sits in each seat
 equally often. A win shared by k seats counts 1/k; intervals are 95% (Wilson for win shares). With
@@ -403,9 +403,9 @@ def published_name(meta: dict) -> str:
 
 
 # --- the command ---------------------------------------------------------------------------------------------
-@command("python -m snack_envs.training.ship")
+@command("snack-ship")
 def main(argv=None) -> None:
-    parser = ArgumentParser(prog="python -m snack_envs.training.ship",
+    parser = ArgumentParser(prog="snack-ship",
                             description="Measure checkpoints against the bar at every player count; publish them.")
     parser.add_argument("checkpoints", type=Path, nargs="*",
                         help="checkpoints to measure (default: every .zip in --out); one outside --out is published there")

@@ -44,10 +44,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import numba
 import numpy as np
 
-from snack_envs import specs
+from snack_envs import extras, specs
+
+with extras.needed("the batched engine (snack_envs.batched)"):
+    import numba
 from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options
 
 # --- one random stream per env: xoshiro256** (Blackman & Vigna), state uint64 [B, 4] --------------------

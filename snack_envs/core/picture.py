@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from snack_envs import extras
+
 if TYPE_CHECKING:  # pragma: no cover
     from PIL import Image as PILImage
 
@@ -49,12 +51,8 @@ BAD = (196, 56, 48)
 
 def pillow():
     """The Pillow modules (Image, ImageDraw, ImageFont), imported on first use."""
-    try:
+    with extras.needed('drawing pictures (render_mode="rgb_array", GIF replays)'):
         from PIL import Image, ImageDraw, ImageFont
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            'pictures (render_mode="rgb_array", GIF replays) need Pillow >= 10.1: pip install "snack-envs[render]"'
-        ) from exc
     return Image, ImageDraw, ImageFont
 
 

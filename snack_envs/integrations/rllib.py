@@ -43,17 +43,19 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
-from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
-from ray.rllib.utils.torch_utils import FLOAT_MIN
-from ray.tune.registry import register_env as _tune_register_env
 
-from snack_envs import specs
+from snack_envs import extras, specs
+
+with extras.needed("snack_envs.integrations.rllib"):
+    import torch
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+    from ray.tune.registry import register_env as _tune_register_env
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, masked_sample, read_metadata
 from snack_envs.opponents import OpponentMix
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchrl.envs import PettingZooWrapper
+from snack_envs import extras, specs
 
-from snack_envs import specs
+with extras.needed("snack_envs.integrations.torchrl"):
+    from torchrl.envs import PettingZooWrapper
 
 
 def make_env(env_name: str, seed: int | None = None, raw: bool = False, **env_kwargs: Any) -> PettingZooWrapper:

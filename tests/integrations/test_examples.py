@@ -52,6 +52,19 @@ def test_batched_example(capsys):
     assert games > 5000 and won > 0.8 * games  # the bot against two random players
 
 
+def test_checkpoint_example(capsys, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    monkeypatch.chdir(ROOT)  # it names the checkpoint as a user in the repository root would
+    out = run_in_process("checkpoint", capsys)
+    returns = ast.literal_eval(out.split("returns:", 1)[1].splitlines()[0])
+    assert sorted(returns) == ["player_0", "player_1"] and sorted(returns.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_the_checkpoint_pages_include_the_checkpoint_example():
+    for page in ("checkpoints.md", "evaluation.md"):
+        assert '--8<-- "examples/checkpoint_example.py"' in (ROOT / "docs" / page).read_text(), page
+
+
 def test_pettingzoo_example(capsys):
     out = run_in_process("pettingzoo", capsys)
     returns = ast.literal_eval(out.split("returns:", 1)[1].splitlines()[0])

@@ -25,7 +25,7 @@ from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"snack-train": train, "snack-eval": evaluate, "snack-play": play, "snack-demo": demo}
-ALL_COMMANDS = {**COMMANDS, "python -m snack_envs.training.ship": ship}  # ship: the maintainers' tool, not in the README
+ALL_COMMANDS = {**COMMANDS, "snack-ship": ship}  # ship: the maintainers' tool, not in the README
 
 
 def run_main(module, argv: list[str], capsys) -> tuple[int | str | None, str, str]:
@@ -78,7 +78,7 @@ USER_ERRORS = [
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "heurstic"], ["unknown policy 'heurstic'"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--agents", "random", "TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),
     ("snack-eval", ["--env", "snack_rabbits_v0", "--out", "TMP/malformed.yaml"], ["--out", "malformed.yaml"]),
-    ("python -m snack_envs.training.ship", ["TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),  # as snack-eval says it
+    ("snack-ship", ["TMP/gone.zip"], ["no checkpoint at", "gone.zip"]),  # as snack-eval says it
     ("snack-demo", ["--games", "0"], ["--games", "0"]),
     ("snack-demo", ["--seed", "-1"], ["--seed", "-1"]),
     ("snack-play", ["snack_rabbits_v0", "--seat", "5"], ["seat 5", "seats 0 to 1"]),  # --seat 5

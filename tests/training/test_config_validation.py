@@ -25,7 +25,7 @@ WARS = ROOT / "checkpoints" / "snack_wars_v0.zip"
         (["eval.opponents=[random, runs/nowhere/final.zip]"], r"eval\.opponents\[1\]='runs/nowhere/final.zip': no checkpoint at"),
         ([f"eval.opponents=[{WARS}]"], r"eval\.opponents\[0\]=.*trained on snack_wars_v0, not snack_rabbits_v0"),
         (["eval.opponents=[random, random]"], r"eval\.opponents\[1\]='random' is listed twice"),
-        (["init_from=runs/nowhere/final.zip"], r"init_from='runs/nowhere/final.zip': no checkpoint at"),
+        (["init_from=runs/nowhere/final.zip"], r"init_from='runs/nowhere/final.zip': no checkpoint at runs/nowhere/final.zip \(a relative path is read from the current folder"),
         ([f"init_from={WARS}"], r"init_from=.*trained on snack_wars_v0, not snack_rabbits_v0"),
         ([f"init_from={RABBITS}", "algo.net_arch=[16]"], r"init_from=.*its network \(policy mlp, net_arch \[256, 256\]\) is not"),
         (["env.options={suns_per_fence: 2, colour: red}"], r"colour"),

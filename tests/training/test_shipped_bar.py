@@ -42,7 +42,7 @@ def cases():
 @pytest.mark.parametrize("path,n", list(cases()))
 def test_the_shipped_checkpoint_clears_its_bar_as_stored(path, n):
     stored = stored_bar(path).get(str(n))
-    assert stored, f"{path.name} has no bar stored for {n} players: run python -m snack_envs.training.ship"
+    assert stored, f"{path.name} has no bar stored for {n} players: run snack-ship"
     look = stored.get("vs_lookahead", {}).get("games")
     if n == 1:
         fresh = ship.measure_count(path, 1, solo_games=stored["solo"]["games"], seed=stored["seed"])
