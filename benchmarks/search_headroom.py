@@ -3,7 +3,7 @@ behind a bar.
 
     python benchmarks/search_headroom.py [--games 200] [--budgets 32:4:4 128:8:4]       # Snack Time solo
                                          [--agent checkpoints/snack_time_v0_solo.zip] [--rat-snacks]
-    python benchmarks/search_headroom.py --env snack_wars_v0 --budgets 64 512 [--objective win]
+    python benchmarks/search_headroom.py --env snack_wars_v0 --budgets 64 512 [--objective win] [--clairvoyant 16]
 
 Not a speed benchmark. Snack Time solo (the default): each player's final score, against the solo bar
 of 100 (the heuristic scores about 87). Snack Wars, 2 players: each player's share of the win (1, 1/2
@@ -15,7 +15,9 @@ heuristic, the agent (a checkpoint; `--agent ''` leaves it out), and the search 
 `samples:first:keep` (a lone number: every action gets that many). Prints each player's mean with its
 95% interval, its mean difference to the heuristic on the same games with that difference's interval,
 and its seconds per game (one core). Snack Time's search takes about 8 s a game at 32:4:4 and 25 s at
-128:8:4; Snack Wars' about 0.4 s at 512.
+128:8:4; Snack Wars' about 0.4 s at 512. `--clairvoyant BUDGET` adds a search that cheats: its playouts
+keep the draw pile's true order (`ClairvoyantSearch`), so what it gains over the fair search is what the
+hidden order costs, and what it lacks against the bar is the playouts' depth.
 """
 
 from __future__ import annotations
@@ -36,6 +38,15 @@ SETTINGS = {  # env -> players, what is measured, the shipped agent
     "snack_time_v0": (1, "score", "checkpoints/snack_time_v0_solo.zip"),
     "snack_wars_v0": (2, "win share", "checkpoints/snack_wars_v0.zip"),
 }
+
+
+class ClairvoyantSearch(SearchPolicy):
+    """The search bot, except that its playouts read the draw pile's true order: not fair play, a yardstick."""
+
+    name = "clairvoyant search"
+
+    def _deal(self, root, kernel, deals) -> None:
+        pass  # the playouts' games are copies of the real one, its pile in the true order
 
 
 def outcomes(env: str, n: int, player, games: int, options: dict) -> tuple[np.ndarray, float]:
@@ -70,6 +81,8 @@ def main() -> None:
     parser.add_argument("--objective", choices=("margin", "win"), default="margin", help="the search's, with 2 players")
     parser.add_argument("--agent", default=None, help="a checkpoint (default: the shipped one; '' for none)")
     parser.add_argument("--rat-snacks", action="store_true", help="Snack Time's Rat Snacks module")
+    parser.add_argument("--clairvoyant", nargs="*", default=[], metavar="BUDGET",
+                        help="also a search that sees the draw pile's true order (cheating: a yardstick), at each budget")
     args = parser.parse_args()
     n, measure, shipped = SETTINGS[args.env]
     budgets = args.budgets if args.budgets is not None else (["32:4:4", "128:8:4"] if n == 1 else ["512"])
@@ -78,19 +91,19 @@ def main() -> None:
     players = {"heuristic": "heuristic"}
     if agent:
         players["agent"] = resolve(agent, args.env, n, 0, **options)
-    for budget in budgets:
+    for kind, budget in [(SearchPolicy, b) for b in budgets] + [(ClairvoyantSearch, b) for b in args.clairvoyant]:
         samples, first, keep = ([int(k) for k in budget.split(":")] + [None, None])[:3]
-        players[f"search {budget}"] = SearchPolicy(args.env, n, seed=0, samples=samples, first=first or samples,
-                                                   keep=keep or 1, objective=args.objective, **options)
+        players[f"{kind.name} {budget}"] = kind(args.env, n, seed=0, samples=samples, first=first or samples,
+                                                keep=keep or 1, objective=args.objective, **options)
     digits = 1 if n == 1 else 3
     what = "solo" if n == 1 else f"{n} players, against the heuristic"
     print(f"{args.env} {what}{' with Rat Snacks' if args.rat_snacks else ''}, {args.games} games, the same for every player")
-    print(f"{'player':<18} {'mean ' + measure + ' [95% CI]':<26} {'vs heuristic [95% CI]':<26} s/game")
+    print(f"{'player':<24} {'mean ' + measure + ' [95% CI]':<26} {'vs heuristic [95% CI]':<26} s/game")
     baseline = None
     for name, player in players.items():
         result, seconds = outcomes(args.env, n, player, args.games, options)
         baseline = result if baseline is None else baseline
-        print(f"{name:<18} {interval(result, digits):<26} {interval(result - baseline, digits):<26} {seconds:.2f}", flush=True)
+        print(f"{name:<24} {interval(result, digits):<26} {interval(result - baseline, digits):<26} {seconds:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -143,6 +143,14 @@ class SearchPolicy(GamePolicy):
         root.forget_chance(0)
         return root
 
+    def _deal(self, root, kernel, deals: list) -> None:
+        """Deal the unseen cards of `root`'s draw pile in each order of `deals` into `kernel`'s games (game
+        a * K + k gets deal k): their order is hidden, so only the set of them is read."""
+        field, columns = root.hidden_pile(0)
+        pile = np.sort(getattr(root, field)[0, columns])
+        for k, order in enumerate(deals):
+            getattr(kernel, field)[k::len(deals), columns] = pile[order]
+
     def _play(self, root, seat: int, actions: np.ndarray, deals: list, streams: np.ndarray) -> np.ndarray:
         """The sum over `deals` of each action's playout outcome for `seat`."""
         K, n = len(deals), root.num_players
@@ -150,10 +158,7 @@ class SearchPolicy(GamePolicy):
         for name, value in vars(root).items():  # the state arrays: one row per game
             if isinstance(value, np.ndarray) and value.shape[:1] == (1,):
                 getattr(kernel, name)[:] = value[0]
-        field, columns = root.hidden_pile(0)
-        pile = np.sort(getattr(root, field)[0, columns])  # the unseen cards as a set: their order is hidden
-        for k, order in enumerate(deals):
-            getattr(kernel, field)[k::K, columns] = pile[order]
+        self._deal(root, kernel, deals)
         streams = np.tile(streams, (len(actions), 1))  # playout a * K + k: deal k
         kernel.step(np.repeat(actions, K), np.ones(len(actions) * K, bool), streams)
         scores = play_out(kernel, streams)

@@ -34,11 +34,11 @@ def test_random_play_prints_each_env_beside_connect_four():
 @pytest.mark.parametrize("env, budget, zero, rounding", [("snack_time_v0", "4:1:1", "0.0", 0.11),
                                                           ("snack_wars_v0", "16", "0.000", 0.0011)])
 def test_search_headroom_pairs_every_player_on_the_same_games(env, budget, zero, rounding):
-    out = run_benchmark("search_headroom.py", "--env", env, "--games", "4", "--budgets", budget)
-    rows = {line[:18].strip(): line[18:].split() for line in out.splitlines()[2:]}
-    assert list(rows) == ["heuristic", "agent", f"search {budget}"]
+    out = run_benchmark("search_headroom.py", "--env", env, "--games", "4", "--budgets", budget, "--clairvoyant", budget)
+    rows = {line[:24].strip(): line[24:].split() for line in out.splitlines()[2:]}
+    assert list(rows) == ["heuristic", "agent", f"search {budget}", f"clairvoyant search {budget}"]
     assert rows["heuristic"][3:6] == [zero, f"[{zero},", f"{zero}]"]  # its difference to itself
-    for name in ("agent", f"search {budget}"):  # paired: the mean difference is the difference of the means
+    for name in ("agent", f"search {budget}", f"clairvoyant search {budget}"):  # paired: the mean difference is the difference of the means
         assert abs(float(rows[name][3]) - (float(rows[name][0]) - float(rows["heuristic"][0]))) <= rounding
 
 

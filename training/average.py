@@ -13,7 +13,8 @@ against random play; a recipe's stage may average earlier stages
 env version, options and network. The metadata records the ingredients'
 metadata; `--timesteps` and `--wall-time-s` give the totals of the whole
 lineage (every run behind the ingredients, counted once): runs that share an
-ancestor would count it twice if their `lineage` records were summed.
+ancestor would count it twice if their `lineage` records were summed. An OUT
+that exists is refused unless `--force` replaces it.
 """
 
 from __future__ import annotations
@@ -73,9 +74,13 @@ def main(argv=None) -> None:
     parser.add_argument("--timesteps", type=nonnegative_int, required=True, help="timesteps of the whole lineage")
     parser.add_argument("--wall-time-s", type=float, required=True, help="training wall time of the whole lineage")
     parser.add_argument("--note", default="", help="how the ingredients were trained, for the metadata")
+    parser.add_argument("--force", action="store_true", help="replace OUT (and its metadata) where it exists")
     args = parser.parse_args(argv)
     if not args.wall_time_s >= 0:
         parser.error(f"--wall-time-s must be 0 or more, got {args.wall_time_s}")
+    taken = [p for p in (args.out.with_suffix(".zip"), args.out.with_suffix(".json")) if p.exists()]
+    if taken and not args.force:
+        parser.error(f"{taken[0]} exists: give another OUT, or --force to replace it")
     path = average(args.out, args.checkpoints, args.timesteps, args.wall_time_s, args.note)
     print(f"averaged {len(args.checkpoints)} checkpoints into {path}")
 

@@ -61,7 +61,7 @@ def test_a_committed_checkpoints_lineage_names_recipes_and_checkpoints_in_the_re
     assert all(entry.get("recipe", "configs/").startswith("configs/") for entry in lineage)
 
 
-def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path):
+def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp_path, capsys):
     import time
 
     import torch
@@ -91,6 +91,18 @@ def test_averaging_checkpoints_gives_the_mean_weights_and_refuses_other_envs(tmp
     wars, _ = tiny("w", 3, "snack_wars")
     with pytest.raises(CheckpointError, match="env_name"):
         average(tmp_path / "bad.zip", [a, wars], timesteps=1, wall_time_s=1.0)
+
+    # The command keeps work on disk: an OUT that exists is refused, unchanged, unless --force replaces it.
+    from snack_envs.training.average import main
+
+    before = a.read_bytes(), a.with_suffix(".json").read_bytes()
+    argv = [str(a), str(a), str(b), "--timesteps", "128", "--wall-time-s", "1"]
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and (a.read_bytes(), a.with_suffix(".json").read_bytes()) == before
+    assert f"{a} exists: give another OUT, or --force" in capsys.readouterr().err
+    main([*argv, "--force"])
+    assert read_metadata(a)["averaged_from"][0]["path"] == str(a)
 
 
 def test_loading_a_checkpoint_leaves_the_global_random_generators_as_they_were(tmp_path):
