@@ -21,37 +21,10 @@ import numpy as np
 import pytest
 
 from snack_envs.core.game import ConfigError
-from snack_envs.speed_snacks.components import (
-    COCKROACH,
-    HURRY_UP,
-    KIND_NAMES,
-    MENUS,
-    NUM_SNACKS,
-    SNACKS,
-)
-from snack_envs.speed_snacks.rules import (
-    CUSTOMER,
-    DRAW_XXL,
-    HURRY,
-    HURRY_NEW,
-    INSPECT,
-    INSPECTION,
-    KITCHEN,
-    MENU,
-    MENU_CHANGE,
-    MENU_KEEP,
-    MENU_POINT,
-    MENU_TOQUE,
-    NEW_CUSTOMER,
-    NEW_KITCHEN,
-    NUM_ACTIONS,
-    PLAY,
-    SLIDE,
-    TAKE_DISH,
-    WAIT,
-    XXL_PLACE,
-    SpeedSnacks,
-)
+from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, KIND_NAMES, MENUS, NUM_SNACKS, SNACKS
+from snack_envs.speed_snacks.rules import (CUSTOMER, DRAW_XXL, HURRY, HURRY_NEW, INSPECT, INSPECTION, KITCHEN, MENU,
+                                           MENU_CHANGE, MENU_KEEP, MENU_POINT, MENU_TOQUE, NEW_CUSTOMER, NEW_KITCHEN,
+                                           NUM_ACTIONS, PLAY, SLIDE, TAKE_DISH, WAIT, XXL_PLACE, SpeedSnacks)
 from tests.speed_snacks.scripted import SUSHI
 
 ALL_MODULES = {"health_department": True, "dish_of_the_day": True, "xxl": True, "menu": True}
