@@ -47,10 +47,10 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options
 
 # --- one random stream per env: xoshiro256** (Blackman & Vigna), state uint64 [B, 4] --------------------
 U64 = numba.uint64

@@ -45,6 +45,8 @@ import gymnasium
 import numpy as np
 
 from snack_envs import extras, specs
+from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, masked_sample, read_metadata
+from snack_envs.opponents import OpponentMix
 
 with extras.needed("snack_envs.integrations.rllib"):
     import torch
@@ -56,8 +58,7 @@ with extras.needed("snack_envs.integrations.rllib"):
     from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
     from ray.tune.registry import register_env as _tune_register_env
-from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, masked_sample, read_metadata
-from snack_envs.opponents import OpponentMix
+
 
 LEARNER = "main"
 
