@@ -15,7 +15,10 @@ once for every game, what the PettingZoo envs do in `core.env`:
   actions;
 - `export(i)` / `load(i, game)`: env i as a reference `Game` (rules.py) and back;
 - `final_scores` / `final_winners` ([B, n] by agent): the scores and winners of each game
-  that ended by its rules in the last step, kept before the automatic reset deals anew.
+  that ended by its rules in the last step, kept before the automatic reset deals anew; with
+  `final_observations=True`, `final_obs` ([B, n, D]) each agent's last observation of each game
+  that ended (by its rules or cut at `max_steps`);
+- `reset(seed=s)`: the streams restarted, as in a new batch built with seed s.
 
 Agents are numbered as in the env (`player_0` is agent 0); `player[b]` is the
 agent to act in env b, and rewards are by agent. The kernel works in seats.
@@ -189,6 +192,11 @@ def final_rewards(scores: np.ndarray, winners: np.ndarray, mode: str, score_rang
     return np.where(everyone, 0.0, np.where(winners, 1.0, -1.0))
 
 
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+
+
 def _check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     array = np.asarray(value)
     if array.dtype.kind not in "iu":
@@ -223,13 +231,13 @@ class BatchedEnv:
         max_steps: int | None = None,
         shuffle_seats: bool = True,
         auto_reset: bool = True,
+        final_observations: bool = False,
         **options: Any,
     ):
         self.spec = spec = specs.get(env_name)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        _check_seed(seed)
         # The env itself checks every keyword, so both engines accept and refuse the same ones.
         probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,
                                shuffle_seats=shuffle_seats, **options)
@@ -248,8 +256,7 @@ class BatchedEnv:
         self.num_actions = self.kernel.num_actions
         self.observation_size = self.kernel.obs_size
         assert self.num_actions == probe.num_actions and self.observation_size == probe.encoder.layout.size
-        self.rng = seed_streams(int(seed), B)
-        self._action_stream = np.random.SeedSequence([int(seed), 1]).generate_state(4, np.uint64).reshape(1, 4)
+        self._seed_streams(seed)
         self.agent_of_seat = np.zeros((B, n), np.int64)
         self.seat_of_agent = np.zeros((B, n), np.int64)
         self.steps = np.zeros(B, np.int64)
@@ -266,11 +273,24 @@ class BatchedEnv:
         # The results of the games that ended by their rules in the last step, by agent (other envs: as they were).
         self.final_scores = np.zeros((B, n), np.float64)
         self.final_winners = np.zeros((B, n), np.bool_)
+        # final_observations=True (SB3's terminal_observation): every agent's observation of each game that
+        # ended in the last step, [B, n, D] by agent, encoded before the new deal (other envs: as they were).
+        self.final_observations = bool(final_observations)
+        self.final_obs = np.zeros((B, n, self.observation_size) if final_observations else (0, n, 0), np.float32)
+
+    def _seed_streams(self, seed: int) -> None:
+        self.rng = seed_streams(int(seed), self.num_envs)
+        self._action_stream = np.random.SeedSequence([int(seed), 1]).generate_state(4, np.uint64).reshape(1, 4)
 
     # --- the episode loop ------------------------------------------------------------------------------
-    def reset(self):
+    def reset(self, seed: int | None = None):
         """New games in every env. Turn-based: (obs [B, D], mask [B, A], player [B]); simultaneous:
-        (obs [B, n, D], mask [B, n, A]) with agents in the second axis."""
+        (obs [B, n, D], mask [B, n, A]) with agents in the second axis. A `seed` restarts the random
+        streams as the constructor's `seed` does: `reset(seed=s)` then deals what a new batch built with
+        seed s deals."""
+        if seed is not None:
+            _check_seed(seed)
+            self._seed_streams(seed)
         self._new_games(np.ones(self.num_envs, bool))
         self._started = True
         return self._observe()
@@ -308,10 +328,24 @@ class BatchedEnv:
             ended = terminated | truncated
             if self.auto_reset:  # keep what a replay of the last step needs, before the new deal
                 self._ended_outcomes = {i: self.kernel.outcomes(i) for i in np.flatnonzero(ended)}
+                if self.final_observations:
+                    self._keep_final_obs(ended)
                 self._new_games(ended)
             else:
                 self.live &= ~ended
         return (*self._observe(), rewards, terminated, truncated)
+
+    def _keep_final_obs(self, ended: np.ndarray) -> None:
+        """Every agent's observation of the `ended` games (bool [B]) into `final_obs`, by agent."""
+        if self.simultaneous:  # every agent at once, by agent
+            out = np.empty((self.num_envs, self.num_players, self.observation_size), np.float32)
+            self.kernel.encode(self.seat_of_agent, out)
+            self.final_obs[ended] = out[ended]
+            return
+        out = np.empty((self.num_envs, self.observation_size), np.float32)
+        for agent in range(self.num_players):
+            self.kernel.encode(np.ascontiguousarray(self.seat_of_agent[:, agent]), out)
+            self.final_obs[ended, agent] = out[ended]
 
     def _new_games(self, which: np.ndarray) -> None:
         _draw_seats(self.rng, which, self.agent_of_seat, self.seat_of_agent, self.shuffle_seats)

@@ -10,9 +10,12 @@ game's heuristic, or a frozen snapshot of the learner) and they move inside
 opponent's is stepped again (a simultaneous game: opponents act in the same
 tick) until the learner is to act in every env. The reward is the learner's,
 also when an opponent's move ends the game; a finished game starts again at
-once (SB3's auto-reset) and its info holds the Monitor-style `episode`. A
-game cut at `max_steps` counts as ended, not as a time limit to bootstrap
-from (the bound lies far beyond real games). `env_method("action_masks")` answers from the
+once (SB3's auto-reset) and its info holds the Monitor-style `episode` and
+the learner's `terminal_observation`. A game cut at `max_steps` counts as
+ended, not as a time limit to bootstrap from (the bound lies far beyond real
+games), so no info holds `TimeLimit.truncated`. `seed(s)` takes effect at the
+next `reset()`, as SB3's VecEnvs do: the games and the opponents' draws start
+again as in a VecEnv built with seed s. `env_method("action_masks")` answers from the
 batch, so MaskablePPO needs no wrapper.
 
 Opponents act in batches: random from the masks, snapshots by one torch
@@ -30,9 +33,11 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from snack_envs import specs
 from snack_envs.core.batched import BatchedEnv
+from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 
 LEARNER = 0  # the learner's agent where the agents are alike
+PART_SEED_STRIDE = 1_000_003  # ConcatVecEnv's part i is seeded with seed + i * PART_SEED_STRIDE
 RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. index the snapshots
 
 
@@ -65,18 +70,29 @@ class WholeBatchVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def seed(self, seed: int | None = None):
-        return [None for _ in range(self.num_envs)]
+        """The seed of the games from the next `reset()` on (None: go on as they are); every env's stream
+        comes from this one seed."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+            self._seed_next_reset(int(seed))
+        return [seed for _ in range(self.num_envs)]
+
+    def _seed_next_reset(self, seed: int) -> None:
+        raise NotImplementedError
 
 
 class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
     def __init__(self, env_name: str, num_envs: int, num_players: int, seed: int, reward: str,
                  opponents: dict[str, float], max_snapshots: int = 5, **options: Any):
-        self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward, **options)
+        self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward,
+                                final_observations=True, **options)
         self.env_name, self.num_players = env_name, num_players
         self.simultaneous = self.batch.simultaneous
         self.mix = OpponentMix(opponents)
         self.max_snapshots = max_snapshots
         self.rng = np.random.default_rng(seed)
+        self._built_seed, self._next_seed, self._dealt = seed, None, False
         self.opponent = np.full((num_envs, num_players), RANDOM, np.int64)
         self.returns = np.zeros(num_envs)
         self.lengths = np.zeros(num_envs, np.int64)
@@ -129,8 +145,15 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         return self.batch.heuristic_actions(envs).reshape(-1)[rows]
 
     # --- the VecEnv protocol ----------------------------------------------------------------------------
+    def _seed_next_reset(self, seed: int) -> None:
+        self._next_seed = seed
+
     def reset(self):
-        self._out = self.batch.reset()
+        seed, self._next_seed = self._next_seed, None
+        if seed is not None and (self._dealt or seed != self._built_seed):  # else: the streams are as built
+            self.rng = np.random.default_rng(seed)
+        self._dealt = True
+        self._out = self.batch.reset(seed=seed)
         self._draw_opponents(np.ones(self.num_envs, bool))
         self.returns[:] = 0
         self.lengths[:] = 0
@@ -180,6 +203,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         for b in np.flatnonzero(ended):
             done[b] = True
             infos[b]["episode"] = {"r": float(self.returns[b]), "l": int(self.lengths[b])}
+            infos[b]["terminal_observation"] = self.batch.final_obs[b, learner[b]].copy()
             self.returns[b], self.lengths[b] = 0.0, 0
         if ended.any():
             self._draw_opponents(ended)
@@ -216,6 +240,10 @@ class ConcatVecEnv(WholeBatchVecEnv):
         self.bounds = np.cumsum([0] + [part.num_envs for part in parts])
         self.render_mode = None
         super().__init__(int(self.bounds[-1]), parts[0].observation_space, parts[0].action_space)
+
+    def _seed_next_reset(self, seed: int) -> None:
+        for i, part in enumerate(self.parts):
+            part.seed(seed + i * PART_SEED_STRIDE)
 
     def reset(self):
         return np.concatenate([part.reset() for part in self.parts])

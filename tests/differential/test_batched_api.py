@@ -149,6 +149,8 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, m
     batch = vec.batch
     real_step = batch.step
     expected: dict[int, float] = {}
+    last_seen: dict[int, np.ndarray] = {}  # the learner's view of each game that ended, by env
+    encoder = specs.get(name).encoder_class(batch.num_players, batch.config)
 
     def recording_step(actions, envs=None):
         envs = np.ones(batch.num_envs, bool) if envs is None else envs
@@ -165,6 +167,8 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, m
                 expected[i] = expected.get(i, 0.0) + (result[seats[vec.learner[i]]] if result else 0.0)
             elif game.game_over:
                 expected[i] = final_rewards(game, batch.reward_mode)[seats[vec.learner[i]]]
+            if game.game_over:
+                last_seen[i] = encoder.encode(game, seats[vec.learner[i]])
         return out
 
     monkeypatch.setattr(batch, "step", recording_step)
@@ -185,6 +189,7 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, m
             learners.update(vec.learner.tolist())
         masks = vec.env_method("action_masks")
         expected.clear()
+        last_seen.clear()
         obs, rewards, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         steps += 1
         returns += rewards
@@ -192,6 +197,7 @@ def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, m
             assert rewards[i] == pytest.approx(expected.get(i, 0.0)), f"env {i}"
             if dones[i]:  # the episode's length and return are the learner's, as SB3's Monitor counts them
                 assert infos[i]["episode"] == {"r": pytest.approx(returns[i]), "l": steps[i]}, f"env {i}"
+                assert np.array_equal(infos[i]["terminal_observation"], last_seen[i]), f"env {i}"
                 steps[i], returns[i] = 0, 0.0
                 checked += 1
         if checked >= 30:
@@ -372,9 +378,10 @@ def test_heuristic_actions_for_some_envs_are_those_of_all_envs_there_and_minus_o
 
 
 @pytest.mark.parametrize("name", BATCHED)
-def test_a_finished_games_scores_and_winners_are_kept_by_agent_before_the_new_deal(name):
-    kept = batched.make(name, num_envs=8, seed=4)  # seats shuffled, a new game at once
+def test_a_finished_games_scores_winners_and_observations_are_kept_by_agent_before_the_new_deal(name):
+    kept = batched.make(name, num_envs=8, seed=4, final_observations=True)  # seats shuffled, a new game at once
     stays = batched.make(name, num_envs=8, seed=4, auto_reset=False)  # the same games, left as they ended
+    encoder = specs.get(name).encoder_class(kept.num_players, kept.config)
     out, rng = kept.reset(), np.random.default_rng(4)
     stays.reset()
     checked = 0
@@ -387,7 +394,65 @@ def test_a_finished_games_scores_and_winners_are_kept_by_agent_before_the_new_de
             game, seats = stays.export(i), stays.agent_seats(i)
             assert kept.final_scores[i].tolist() == [game.scores()[s] for s in seats]
             assert kept.final_winners[i].tolist() == [s in game.winners() for s in seats]
+            for agent, seat in enumerate(seats):
+                assert np.array_equal(kept.final_obs[i, agent], encoder.encode(game, seat)), f"env {i}, {agent}"
             checked += 1
         if not stays.live.any():
             break
     assert checked >= 4
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_reset_with_a_seed_deals_what_a_batch_built_with_that_seed_deals(name):
+    def play(venv, out, steps=40):
+        rng, seen = np.random.default_rng(0), []
+        for _ in range(steps):
+            seen.append([a.copy() for a in out])
+            out = venv.step(random_actions(out, rng))
+        return seen
+
+    reseeded = batched.make(name, num_envs=4, seed=1)
+    play(reseeded, reseeded.reset())
+    fresh = batched.make(name, num_envs=4, seed=2)
+    for a, b in zip(play(reseeded, reseeded.reset(seed=2)), play(fresh, fresh.reset()), strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    with pytest.raises(ConfigError, match="seed"):
+        reseeded.reset(seed=-1)
+
+
+def test_the_vec_envs_seed_takes_effect_at_the_next_reset_opponents_included():
+    """SB3's contract: `seed(s)` then `reset()` plays as a VecEnv built with seed s (the games, the seats and
+    the opponents drawn); a ConcatVecEnv seeds each part as make_vec_env builds it."""
+    pytest.importorskip("sb3_contrib")
+    from snack_envs.core.batched_sb3 import PART_SEED_STRIDE, BatchedSelfPlayVecEnv, ConcatVecEnv
+
+    def vec(seed, n=2):
+        return BatchedSelfPlayVecEnv("snack_wars_v0", 4, n, seed, "win", {"random": 1.0, "heuristic": 1.0, "self": 0.0})
+
+    def play(env, steps=60):
+        obs, rng, seen = env.reset(), np.random.default_rng(0), []
+        for _ in range(steps):
+            masks = env.env_method("action_masks")
+            seen.append((obs.copy(), env.opponent.copy() if hasattr(env, "opponent") else None))
+            obs, *_ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        return seen
+
+    def same(a, b):
+        return all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b, strict=True))
+
+    reference = play(vec(7))
+    used = vec(3)
+    play(used)
+    assert used.seed(7) == [7] * 4
+    assert same(play(used), reference)
+    assert not same(play(used), reference)  # a reset without seed(): the streams go on
+    fresh = vec(7)
+    fresh.seed(7)  # the seed it was built with, before its first reset: nothing changes
+    assert same(play(fresh), reference)
+    assert used.seed(None) == [None] * 4
+    with pytest.raises(ConfigError, match="seed"):
+        used.seed(-1)
+
+    concat = ConcatVecEnv([vec(0), vec(0, n=3)])
+    concat.seed(5)
+    assert np.array_equal(concat.reset(), np.concatenate([vec(5).reset(), vec(5 + PART_SEED_STRIDE, n=3).reset()]))

@@ -102,11 +102,11 @@ def make_vec_env(config: dict, run_dir: Path):
 
     counts = player_counts(config)
     if config["vec_env"] == "batched":
-        from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv, ConcatVecEnv
+        from snack_envs.core.batched_sb3 import PART_SEED_STRIDE, BatchedSelfPlayVecEnv, ConcatVecEnv
 
         env_cfg, opponents = config["env"], config["opponents"]
         parts = [BatchedSelfPlayVecEnv(env_cfg["name"], len(range(i, config["n_envs"], len(counts))), n,
-                                       config["seed"] + 1_000_003 * i, env_cfg["reward"], opponents,
+                                       config["seed"] + PART_SEED_STRIDE * i, env_cfg["reward"], opponents,
                                        opponents["max_snapshots"], **env_cfg.get("options", {}))
                  for i, n in enumerate(counts)]
         return parts[0] if len(parts) == 1 else ConcatVecEnv(parts)
