@@ -721,6 +721,20 @@ class SpeedSnacks(SimultaneousGame):
                 problems.append(f"seat {p} inspected kitchen pile {self.inspected[p]}, which the opponent lacks")
             if self.menu_changed[p] is not None and self.menu_changed[p][0] >= len(self.kitchens[p]):
                 problems.append(f"seat {p}'s Menu change names kitchen pile {self.menu_changed[p][0]}, which it lacks")
+            pile, opponent = self.inspected[p], self.kitchens[1 - p]
+            found = opponent[pile].count(COCKROACH) if pile is not None and pile < len(opponent) else 0
+            if self.penalties[1 - p] != found:
+                problems.append(f"seat {1 - p}'s penalty is {self.penalties[1 - p]}, but the pile seat {p} inspected "
+                                f"holds {found} cockroaches")
+            if len(self.menu_piles[p]) + len(self.menu_hands[p]) + len(self.menus_fulfilled[p]) > MENUS_PER_PLAYER:
+                problems.append(f"seat {p} holds more than the {MENUS_PER_PLAYER} Menu cards dealt to it")
+        if self.phase in (PLAY, INSPECTION):  # the round's inspection and Menu decisions are still to come
+            if self.inspected != [None, None] or self.menu_bonus != [0, 0] or self.menu_changed != [None, None]:
+                problems.append(f"phase {self.phase!r} with the results of an inspection or a Menu decision")
+            if any(self.menu_piles[p] and len(self.menu_hands[p]) < MENU_HAND for p in (0, 1)):
+                problems.append(f"a Menu hand below {MENU_HAND} cards while its pile has more")
+        if self.phase == PLAY and self.idle >= self.config["idle_ticks"]:
+            problems.append(f"play goes on after both players waited {self.idle} ticks")
         return problems
 
     # --- text --------------------------------------------------------------------------

@@ -35,7 +35,8 @@ def table(
     """A game in its first round's play with the given table (cards by kind; piles bottom first).
 
     `xxl_cards`: per seat, (snack, [cards on it]) pairs; `menu_hands`: per seat, Menu snack pairs in hand;
-    `fulfilled`: per seat, how many fulfilled Menu cards it holds (taken from its Menu pile)."""
+    `fulfilled`: per seat, how many fulfilled Menu cards it holds (taken from its Menu pile, or where that is
+    empty from the cards out)."""
     game = SpeedSnacks(2, np.random.default_rng(seed), starting_player=starting_player, **options)
     deck = game.deck + [h for h in game.hands if h is not None]
 
@@ -58,17 +59,17 @@ def table(
         if snack is not None:
             game.dishes_left.remove(snack)
             game.dish[p] = snack
-    if menu_hands is not None:  # the other Menu cards fill the piles (7 per seat), the last one is unused
+    if menu_hands is not None:  # the other Menu cards fill the piles (7 a seat; none behind a short hand) or are out
         wanted = [[menu_id(*pair) for pair in pairs] for pairs in menu_hands]
         rest = [m for m in range(len(MENUS)) if m not in wanted[0] + wanted[1]]
         game.menu_hands = wanted
         for p in (0, 1):
-            n = 7 - len(wanted[p])
+            n = 7 - len(wanted[p]) if len(wanted[p]) == 2 else 0  # a short hand: its pile is spent
             game.menu_piles[p], rest = rest[:n], rest[n:]
         game.menus_out = rest
     for p, n in enumerate(fulfilled):
         for _ in range(n):
-            game.menus_fulfilled[p].append(game.menu_piles[p].pop())
+            game.menus_fulfilled[p].append((game.menu_piles[p] or game.menus_out).pop())
     game._legal_cache.clear()
     problems = game.invariant_violations()
     assert not problems, problems

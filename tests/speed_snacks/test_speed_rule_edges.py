@@ -6,7 +6,9 @@
   cards without their stacks or with a card that is no snack on them, module cards lost, doubled or
   present without their module, a third Menu card in hand, toques past 5 or past the 9 of the box, a
   game over that is not, a Menu phase with nobody to decide, an inspection with nothing to inspect, and
-  a pile index past the piles. Each is broken by hand in a position reached by seeded play (which
+  a pile index past the piles; a penalty other than the cockroaches in the pile inspected, an
+  inspection's or Menu decision's result before its phase, a Menu hand not topped up from its pile, more
+  Menu cards at a seat than were dealt to it, and play after both players waited it out. Each is broken by hand in a position reached by seeded play (which
   breaks none), and a snapshot holding it is refused (by the field's range where that comes first);
 - the text a player reads: every action id described apart, piles counted from 1, snacks by name; the
   table rendered for a seat hides the other seat's hand, face-down kitchen tops, XXL snacks and Menu
@@ -99,6 +101,15 @@ def change_past(game: SpeedSnacks) -> None:
     game.menu_changed[p] = [len(game.kitchens[p]), SUSHI]
 
 
+def uninspected_penalty(game: SpeedSnacks) -> None:
+    game.inspected[0] = None  # seat 0 inspected nothing, yet seat 1 pays for cockroaches
+    game.penalties[1] = max(game.penalties[1], 1)
+
+
+def menus_held(game: SpeedSnacks, p: int) -> int:
+    return len(game.menu_piles[p]) + len(game.menu_hands[p]) + len(game.menus_fulfilled[p])
+
+
 def empty_kitchens(game: SpeedSnacks) -> None:
     for kitchen in game.kitchens:
         game.deck += [card for pile in kitchen for card in pile]
@@ -175,6 +186,24 @@ BROKEN = [
     case("an inspection with no kitchen pile", "inspection", empty_kitchens, "without a kitchen pile to inspect"),
     case("an inspected pile past the opponent's piles", "menu", inspect_past, "which the opponent lacks"),
     case("a Menu change past the own piles", "menu", change_past, "Menu change names kitchen pile .* which it lacks"),
+    case("a penalty the inspection did not find", "menu", lambda g: g.penalties.__setitem__(0, g.penalties[0] + 1),
+         "seat 0's penalty is .* but the pile seat 1 inspected holds"),
+    case("a penalty without an inspection", "menu", uninspected_penalty,
+         "seat 1's penalty is [1-9], but the pile seat 0 inspected holds 0"),
+    case("an inspection's result in play", "play", lambda g: g.inspected.__setitem__(0, 0),
+         "phase 'play' with the results of an inspection"),
+    case("a Menu point taken before the Menu phase", "inspection", lambda g: g.menu_bonus.__setitem__(1, 1),
+         "phase 'inspection' with the results of an inspection or a Menu decision"),
+    case("a Menu change before the Menu phase", "play", lambda g: g.menu_changed.__setitem__(0, [0, SUSHI]),
+         "with the results of an inspection or a Menu decision"),
+    case("a Menu hand not topped up from its pile", "play",
+         lambda g: g.menus_out.append(next(h for h, pile in zip(g.menu_hands, g.menu_piles) if pile).pop()),
+         "a Menu hand below 2 cards while its pile has more"),
+    case("more Menu cards at a seat than dealt to it", "play",
+         lambda g: g.menus_fulfilled[1].extend(g.menus_out.pop() for _ in range(8 - menus_held(g, 1))),
+         "seat 1 holds more than the 7 Menu cards dealt to it"),
+    case("play after both players waited the ticks that end it", "play",
+         lambda g: setattr(g, "idle", g.config["idle_ticks"]), "play goes on after both players waited"),
 ]
 
 
@@ -194,6 +223,7 @@ def test_a_pile_index_inside_the_piles_breaks_no_invariant():
     game = POSITIONS["menu"]()
     p = 1 - seat_with_more_kitchen_piles(game)
     game.inspected[p] = len(game.kitchens[1 - p]) - 1
+    game.penalties[1 - p] = game.kitchens[1 - p][-1].count(COCKROACH)
     game.menu_changed[p] = [len(game.kitchens[p]) - 1, SUSHI]
     assert game.invariant_violations() == []
 
