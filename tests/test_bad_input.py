@@ -3,7 +3,7 @@
 
 1. impossible snapshots (`load_state_dict`, `Game.from_dict`) are refused naming the field;
 2. the Gymnasium views take only integers as actions;
-3. stepping before reset() or after the end says to call reset();
+3. stepping before reset() or after the end says to call reset(), and a done agent steps with None only;
 4. seeds are checked up front;
 5. unknown reset options are refused (warned about where PettingZoo's API test needs them accepted);
 6. `opponents="heuristic"` is one spec, not a list of letters;
@@ -229,6 +229,30 @@ def test_the_raw_aec_env_says_to_call_reset_before_the_first_and_after_the_last_
         env.step(0)
     env.reset(seed=3)  # and a reset starts a new episode
     assert env.agents
+
+
+@pytest.mark.parametrize("make", ["env", "raw_env"])
+@pytest.mark.parametrize("name", ENVS)
+def test_an_action_for_a_done_agent_is_refused_and_the_env_plays_on(name, make):
+    """PettingZoo's rule (AECEnv._was_dead_step): a done agent steps out with None only; anything else is a
+    ValueError that changes nothing, so the loop can step None next, in every game, simultaneous ones too."""
+    env = getattr(env_module(name), make)()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(random_legal(obs["action_mask"], rng))
+    left = list(env.agents)
+    with pytest.raises(ValueError, match="when an agent is dead, the only valid action is None"):
+        env.step(0)
+    assert env.agents == left and env.agent_selection == agent
+    env.step(None)
+    assert agent not in env.agents
+    for agent in env.agent_iter():  # the other agents step out too
+        env.step(None)
+    assert not env.agents
 
 
 @pytest.mark.parametrize("name", PARALLEL)

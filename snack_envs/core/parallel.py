@@ -230,6 +230,11 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         self._raw.on_snapshot_load(self._start_tick_from_state)
 
     def step(self, action) -> None:
+        view = self._inner
+        if self._has_reset and view.agents and action is not None and (
+                view.terminations[view.agent_selection] or view.truncations[view.agent_selection]):
+            # As AECEnv._was_dead_step answers, before parallel_to_aec_wrapper drops the tick's queued actions.
+            raise ValueError("when an agent is dead, the only valid action is None")
         if self._raw_order_errors:
             raw, view = self._raw, self._inner
             if not self._has_reset:
