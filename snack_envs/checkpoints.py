@@ -229,7 +229,8 @@ class CheckpointPolicy(LogitsPolicy):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Actions for a batch of positions in one forward pass (the batched engine's opponents):
-        the masked argmax, or draws from the masked softmax by this policy's generator."""
+        the masked argmax, or draws from the masked softmax by this policy's generator; -1 for a row whose
+        mask allows no action, as the batched engine's `heuristic_actions` answers."""
         import torch
 
         policy = self.model.policy
@@ -237,11 +238,13 @@ class CheckpointPolicy(LogitsPolicy):
         with torch.no_grad():
             logits = policy.get_distribution(obs, action_masks=action_masks.astype(bool)).distribution.logits.numpy()
         if self.deterministic:
-            return logits.argmax(-1)
-        z = np.exp(logits - logits.max(-1, keepdims=True)) * action_masks  # masked logits are very negative anyway
-        cumulative = np.cumsum(z, -1)
-        draws = self.rng.random(len(z))[:, None] * cumulative[:, -1:]
-        return (cumulative <= draws).sum(-1)
+            actions = logits.argmax(-1)
+        else:
+            z = np.exp(logits - logits.max(-1, keepdims=True)) * action_masks  # masked logits are very negative anyway
+            cumulative = np.cumsum(z, -1)
+            draws = self.rng.random(len(z))[:, None] * cumulative[:, -1:]
+            actions = (cumulative <= draws).sum(-1)
+        return np.where(action_masks.any(-1), actions, -1)
 
     def best(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """What `model.predict(..., deterministic=True)` plays (SB3's own argmax)."""

@@ -39,12 +39,17 @@ def test_committed_checkpoint_loads_and_plays_legal_games(path):
 
 @pytest.mark.parametrize("deterministic", [True, False])
 def test_a_policy_refuses_a_mask_that_allows_nothing_instead_of_playing_an_illegal_action(deterministic):
+    """`act` raises; `act_batch` answers -1 for that row and acts in the others."""
     import numpy as np
 
     policy = load_policy(CHECKPOINT_DIR / "snack_wars_v0.zip", "snack_wars_v0", 2, deterministic=deterministic)
     observation = np.zeros(policy.model.observation_space.shape, np.float32)
     with pytest.raises(ValueError, match="the action mask allows no action"):
         policy.act(observation, np.zeros(policy.model.action_space.n, np.int8))
+    masks = np.zeros((3, policy.model.action_space.n), np.int8)
+    masks[0, [3, 7]] = masks[2, 5] = 1  # row 1 allows nothing: -1 there, as the batched engine's bots answer
+    actions = policy.act_batch(np.stack([observation] * 3), masks)
+    assert actions[0] in (3, 7) and actions[1] == -1 and actions[2] == 5
 
 
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=lambda p: Path(p).stem)
