@@ -10,10 +10,10 @@ game's heuristic, or a frozen snapshot of the learner) and they move inside
 opponent's is stepped again (a simultaneous game: opponents act in the same
 tick) until the learner is to act in every env. The reward is the learner's,
 also when an opponent's move ends the game; a finished game starts again at
-once (SB3's auto-reset) and its info holds the Monitor-style `episode` and
-the learner's `terminal_observation`. A game cut at `max_steps` counts as
-ended, not as a time limit to bootstrap from (the bound lies far beyond real
-games), so no info holds `TimeLimit.truncated`. `seed(s)` takes effect at the
+once (SB3's auto-reset) and its info holds the Monitor-style `episode`, the
+learner's `terminal_observation` and `TimeLimit.truncated` (True for a game
+cut at `max_steps`, which SB3's algorithms then bootstrap from, as they do
+over the Gymnasium envs in a DummyVecEnv). `seed(s)` takes effect at the
 next `reset()`, as SB3's VecEnvs do: the games and the opponents' draws start
 again as in a VecEnv built with seed s. `env_method("action_masks")` answers from the
 batch, so MaskablePPO needs no wrapper.
@@ -204,6 +204,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
             done[b] = True
             infos[b]["episode"] = {"r": float(self.returns[b]), "l": int(self.lengths[b])}
             infos[b]["terminal_observation"] = self.batch.final_obs[b, learner[b]].copy()
+            infos[b]["TimeLimit.truncated"] = bool(truncated[b] and not terminated[b])
             self.returns[b], self.lengths[b] = 0.0, 0
         if ended.any():
             self._draw_opponents(ended)

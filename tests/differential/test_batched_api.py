@@ -456,3 +456,29 @@ def test_the_vec_envs_seed_takes_effect_at_the_next_reset_opponents_included():
     concat = ConcatVecEnv([vec(0), vec(0, n=3)])
     concat.seed(5)
     assert np.array_equal(concat.reset(), np.concatenate([vec(5).reset(), vec(5 + PART_SEED_STRIDE, n=3).reset()]))
+
+
+@pytest.mark.parametrize("max_steps, cut", [(10, True), (None, False)])
+def test_the_vec_env_marks_a_game_cut_at_max_steps_as_a_time_limit_as_sb3s_dummy_vec_env_does(max_steps, cut):
+    """SB3 bootstraps from `terminal_observation` where `TimeLimit.truncated` holds; the batched VecEnv sets it
+    as a DummyVecEnv over the Gymnasium env does, so both backends learn the same values from one config."""
+    pytest.importorskip("sb3_contrib")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+    from snack_envs.registration import register_gymnasium
+
+    register_gymnasium()
+    options = {} if max_steps is None else {"max_steps": max_steps}
+    batched_vec = BatchedSelfPlayVecEnv("snack_rabbits_v0", 4, 2, 0, "win", {"random": 1.0}, **options)
+    dummy_vec = make_vec_env("SnackRabbits-v0", n_envs=4, seed=0, env_kwargs=options)
+    for vec in (batched_vec, dummy_vec):
+        vec.reset()
+        rng, ended = np.random.default_rng(0), 0
+        while ended < 8:
+            masks = vec.env_method("action_masks")
+            _, _, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            for i in np.flatnonzero(dones):
+                assert infos[i]["TimeLimit.truncated"] is cut, type(vec).__name__
+                assert vec.observation_space.contains(infos[i]["terminal_observation"])
+                ended += 1
