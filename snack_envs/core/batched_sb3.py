@@ -38,7 +38,7 @@ from snack_envs.opponents import OpponentMix
 
 LEARNER = 0  # the learner's agent where the agents are alike
 PART_SEED_STRIDE = 1_000_003  # ConcatVecEnv's part i is seeded with seed + i * PART_SEED_STRIDE
-RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. index the snapshots
+RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. are snapshot ids, in the order the snapshots were added
 
 
 class WholeBatchVecEnv(VecEnv):
@@ -91,6 +91,11 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         self.simultaneous = self.batch.simultaneous
         self.mix = OpponentMix(opponents)
         self.max_snapshots = max_snapshots
+        # The mix's snapshots by id, and those of them (or retired ones) that games may still be playing:
+        # a game keeps the opponent it drew until it ends, even when a newer snapshot pushes it out of the mix.
+        self.snapshot_ids: list[int] = []
+        self.playing: dict[int, Any] = {}
+        self.snapshots_added = 0
         self.rng = np.random.default_rng(seed)
         self._built_seed, self._next_seed, self._dealt = seed, None, False
         self.opponent = np.full((num_envs, num_players), RANDOM, np.int64)
@@ -112,6 +117,15 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         snapshot = load_policy(path, self.env_name, self.num_players, deterministic=False)
         snapshot.reset(int(self.rng.integers(2**62)))  # its draws come from this env's seed, not the OS's entropy
         self.mix = self.mix.with_snapshots([*self.mix.snapshots, snapshot], keep=self.max_snapshots)
+        self.playing[self.snapshots_added] = snapshot
+        self.snapshot_ids = [*self.snapshot_ids, self.snapshots_added][-len(self.mix.snapshots):]
+        self.snapshots_added += 1
+        self._forget_retired()
+
+    def _forget_retired(self) -> None:
+        """Let go of the snapshots out of the mix that no game plays any longer."""
+        in_use = set(self.snapshot_ids) | set(self.opponent[self.opponent >= 0].tolist())
+        self.playing = {i: snapshot for i, snapshot in self.playing.items() if i in in_use}
 
     def _draw_opponents(self, envs: np.ndarray) -> None:
         """The learner's agent (where the agents differ) and the other agents' opponents in new games."""
@@ -120,9 +134,13 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         if self.draw_learner:
             self.learner[rows] = self.rng.integers(n, size=len(rows))
         kinds, snapshot = self.mix.draw_many(self.rng, len(rows) * (n - 1))
-        codes = np.array([RANDOM, HEURISTIC, 0])[kinds] + np.maximum(snapshot, 0)  # a snapshot's code is its index
+        codes = np.array([RANDOM, HEURISTIC, 0])[kinds]
+        drew = snapshot >= 0
+        codes[drew] = np.asarray(self.snapshot_ids, np.int64)[snapshot[drew]]
         others = np.arange(n - 1)[None, :] + (np.arange(n - 1)[None, :] >= self.learner[rows, None])
         self.opponent[rows[:, None], others] = codes.reshape(len(rows), n - 1)
+        if len(self.playing) > len(self.snapshot_ids):
+            self._forget_retired()
 
     def _opponent_actions(self, obs: np.ndarray, mask: np.ndarray, codes: np.ndarray, todo: np.ndarray) -> np.ndarray:
         """Actions of the opponents of `codes` for the rows where `todo` (rows of obs/mask)."""
@@ -130,7 +148,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         random_rows = todo & (codes == RANDOM)
         if random_rows.any():
             actions[random_rows] = (self.rng.random(mask[random_rows].shape) * mask[random_rows]).argmax(-1)
-        for k, snapshot in enumerate(self.mix.snapshots):
+        for k, snapshot in self.playing.items():
             rows = todo & (codes == k)
             if rows.any():
                 actions[rows] = snapshot.act_batch(obs[rows], mask[rows])

@@ -316,8 +316,43 @@ def test_the_vec_env_draws_each_opponent_seat_on_its_own_snapshots_included():
     vec.reset()  # no snapshot yet: "self" goes to the heuristic
     assert {tuple(r) for r in vec.opponent[:, 1:].tolist()} == {(a, b) for a in (RANDOM, HEURISTIC) for b in (RANDOM, HEURISTIC)}
     vec.mix = vec.mix.with_snapshots(["first", "second"])
+    vec.snapshot_ids, vec.playing = [0, 1], {0: "first", 1: "second"}
     vec._draw_opponents(np.ones(64, bool))
     assert set(vec.opponent[:, 1:].ravel().tolist()) == {RANDOM, HEURISTIC, 0, 1}
+
+
+def test_a_game_keeps_its_snapshot_opponent_when_a_newer_snapshot_pushes_it_out_of_the_mix(tmp_path):
+    """With max_snapshots reached, a new snapshot drops the oldest from the mix: games already playing a
+    snapshot go on against that same one (they once switched to its neighbour mid-game), and a dropped
+    snapshot is let go once no game plays it."""
+    pytest.importorskip("sb3_contrib")
+    import shutil
+    from pathlib import Path
+
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+
+    shipped = Path(__file__).resolve().parents[2] / "checkpoints" / "snack_wars_v0"
+    for i in range(3):
+        for ext in ("zip", "json"):
+            shutil.copy(f"{shipped}.{ext}", tmp_path / f"s{i}.{ext}")
+    vec = BatchedSelfPlayVecEnv("snack_wars_v0", 32, 2, 0, "win", {"self": 1.0}, max_snapshots=2)
+    vec.add_snapshot(str(tmp_path / "s0.zip"))
+    vec.add_snapshot(str(tmp_path / "s1.zip"))
+    vec.reset()
+
+    def opponents() -> list:
+        return [vec.playing[code] for code in vec.opponent[:, 1]]
+
+    before = opponents()
+    assert {id(p) for p in before} == {id(p) for p in vec.mix.snapshots}  # both snapshots in play
+    vec.add_snapshot(str(tmp_path / "s2.zip"))
+    assert all(a is b for a, b in zip(opponents(), before, strict=True))
+    assert [p.name for p in vec.mix.snapshots] == ["s1", "s2"] and len(vec.playing) == 3
+    ended = np.zeros(32, bool)
+    while not ended.all():
+        _, _, dones, _ = vec.step(vec.action_masks().argmax(-1))
+        ended |= dones
+    assert sorted(p.name for p in vec.playing.values()) == ["s1", "s2"]
 
 
 def test_snapshot_opponents_draw_their_moves_from_the_vec_envs_seed():
