@@ -43,7 +43,11 @@ RANDOM, HEURISTIC = -1, -2  # opponent codes; 0.. are snapshot ids, in the order
 
 class WholeBatchVecEnv(VecEnv):
     """The VecEnv protocol's per-env calls answered for the whole batch: `action_masks` (which
-    MaskablePPO asks through `env_method`) and `add_snapshot` (a new frozen opponent for every env)."""
+    MaskablePPO asks through `env_method`) and `add_snapshot` (a new frozen opponent for every env);
+    `get_attr` / `set_attr` give and set env i's entry of the arrays in `PER_ENV`, and otherwise the
+    value that the whole batch shares."""
+
+    PER_ENV: tuple[str, ...] = ()  # attributes that are arrays over the batch, env i's entry at [i]
 
     def action_masks(self) -> np.ndarray:
         raise NotImplementedError
@@ -61,10 +65,19 @@ class WholeBatchVecEnv(VecEnv):
         raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
 
     def get_attr(self, attr_name: str, indices=None):
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+        value = getattr(self, attr_name)
+        if attr_name in self.PER_ENV:
+            return [value[i] for i in self._get_indices(indices)]
+        return [value for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
+        envs = list(self._get_indices(indices))
+        if attr_name in self.PER_ENV:
+            getattr(self, attr_name)[envs] = value
+        elif sorted(envs) == list(range(self.num_envs)):
+            setattr(self, attr_name, value)
+        else:
+            raise AttributeError(f"{attr_name!r} is shared by every env of the batch: set it with indices=None")
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
@@ -83,6 +96,8 @@ class WholeBatchVecEnv(VecEnv):
 
 
 class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
+    PER_ENV = ("learner", "opponent", "returns", "lengths")
+
     def __init__(self, env_name: str, num_envs: int, num_players: int, seed: int, reward: str,
                  opponents: dict[str, float], max_snapshots: int = 5, **options: Any):
         self.batch = BatchedEnv(env_name, num_envs, num_players=num_players, seed=seed, reward=reward,
@@ -266,6 +281,25 @@ class ConcatVecEnv(WholeBatchVecEnv):
 
     def reset(self):
         return np.concatenate([part.reset() for part in self.parts])
+
+    def _part_of(self, indices) -> list[tuple[BatchedSelfPlayVecEnv, int]]:
+        """Each env of `indices` as (its part, its index there)."""
+        found = []
+        for i in self._get_indices(indices):
+            k = int(np.searchsorted(self.bounds, i, side="right")) - 1
+            found.append((self.parts[k], int(i - self.bounds[k])))
+        return found
+
+    def get_attr(self, attr_name: str, indices=None):
+        return [part.get_attr(attr_name, i)[0] for part, i in self._part_of(indices)]
+
+    def set_attr(self, attr_name: str, value, indices=None) -> None:
+        by_part: dict[int, list[int]] = {}
+        for part, i in self._part_of(indices):
+            by_part.setdefault(id(part), []).append(i)
+        for part in self.parts:
+            if id(part) in by_part:
+                part.set_attr(attr_name, value, by_part[id(part)])
 
     def step_async(self, actions: np.ndarray) -> None:
         for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):

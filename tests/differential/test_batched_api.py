@@ -517,3 +517,26 @@ def test_the_vec_env_marks_a_game_cut_at_max_steps_as_a_time_limit_as_sb3s_dummy
                 assert infos[i]["TimeLimit.truncated"] is cut, type(vec).__name__
                 assert vec.observation_space.contains(infos[i]["terminal_observation"])
                 ended += 1
+
+
+def test_get_attr_and_set_attr_answer_per_env_as_sb3s_vec_envs_do():
+    """SB3's contract: one value per env of `indices`. Arrays over the batch give env i's entry; a value the
+    whole batch shares is the same for every env and can be set only for all of them; a ConcatVecEnv asks
+    the part each env belongs to (its player count is that part's)."""
+    pytest.importorskip("sb3_contrib")
+    from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv, ConcatVecEnv
+
+    opponents = {"random": 1.0}
+    two, three = (BatchedSelfPlayVecEnv("snack_wars_v0", 4, n, n, "win", opponents) for n in (2, 3))
+    vec = ConcatVecEnv([two, three])
+    vec.reset()
+    assert vec.get_attr("num_players", indices=[0, 5]) == [2, 3]
+    assert vec.get_attr("num_players") == [2] * 4 + [3] * 4
+    two.returns[:] = [0.5, 1.5, 2.5, 3.5]
+    assert vec.get_attr("returns", indices=[1, 3]) == [1.5, 3.5]
+    vec.set_attr("returns", -1.0, indices=[2, 6])
+    assert two.returns.tolist() == [0.5, 1.5, -1.0, 3.5] and three.returns.tolist() == [0.0, 0.0, -1.0, 0.0]
+    with pytest.raises(AttributeError, match="shared by every env"):
+        two.set_attr("max_snapshots", 1, indices=[0])
+    vec.set_attr("max_snapshots", 1, indices=[4, 5, 6, 7])  # all of the second part's envs
+    assert (two.max_snapshots, three.max_snapshots) == (5, 1)
