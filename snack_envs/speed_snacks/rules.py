@@ -775,9 +775,11 @@ class SpeedSnacks(SimultaneousGame):
         return f"<no action {action}>"
 
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
-        """The table; with a `viewer` seat, what that player may not see is hidden."""
+        """The table; with a `viewer` seat, what that player may not see is hidden, as in its observation
+        (with `kitchen_obs="sizes"` its own face-down kitchen tops and XXL snacks too: it must remember them)."""
         names = list(names or ["seat 0", "seat 1"])
         face_up = tops_face_up(self.phase)
+        placed = self.config["kitchen_obs"] == "placed"
         status = {PLAY: "play", INSPECTION: "scoring: inspection", MENU: "scoring: Menu cards", OVER: "game over"}
         lines = [
             f"Speed Snacks, round {self.round}, tick {self.tick} ({status[self.phase]}). "
@@ -800,18 +802,20 @@ class SpeedSnacks(SimultaneousGame):
             lines.append(f"XXL pile: {len(self.xxl_pile)} cards")
         for p in (0, 1):
             sees = viewer is None or viewer == p
+            sees_placed = viewer is None or viewer == p and placed  # its own face-down cards
             hand = self.hands[p]
             hand_text = "-" if hand is None else (KIND_NAMES[hand] if sees else "a card")
             piles = []
             for pile in self.kitchens[p]:
-                shown = sees or face_up
+                shown = sees_placed or face_up
                 top = KIND_NAMES[pile[-1]] if shown else "?"
                 piles.append(f"[{len(pile)}: {top}]")
             line = f"  {names[p]}: hand {hand_text} | kitchen {' '.join(piles) or 'empty'}"
             if self.dish[p] is not None:
                 line += f" | dish {SNACKS[self.dish[p]]}"
             if self.xxl_cards[p]:
-                xxl = [f"{SNACKS[c] if sees else '?'} x{len(s)}" for c, s in zip(self.xxl_cards[p], self.xxl_stacks[p])]
+                xxl = [f"{SNACKS[c] if sees_placed else '?'} x{len(s)}"
+                       for c, s in zip(self.xxl_cards[p], self.xxl_stacks[p])]
                 line += " | XXL " + ", ".join(xxl)
             if self.config["menu"]:
                 held = self.menu_hands[p]

@@ -12,7 +12,8 @@
   breaks none), and a snapshot holding it is refused (by the field's range where that comes first);
 - the text a player reads: every action id described apart, piles counted from 1, snacks by name; the
   table rendered for a seat hides the other seat's hand, face-down kitchen tops, XXL snacks and Menu
-  cards, shows them to their owner and to a spectator, and shows the round's points once they are known.
+  cards, shows them to their owner (with `kitchen_obs="sizes"` only the sizes of its own face-down cards, as
+  its observation) and to a spectator, and shows the round's points once they are known.
 """
 
 from __future__ import annotations
@@ -329,6 +330,19 @@ def test_xxl_cards_show_on_their_holders_line_only_and_their_snack_to_the_holder
         ann, bob = seat_lines(game.render_text(viewer, NAMES))
         assert "XXL" not in ann
         assert f"| XXL {SNACKS[game.xxl_cards[1][0]] if viewer == 1 else '?'} x{len(game.xxl_stacks[1][0])}" in bob
+
+
+def test_with_kitchen_obs_sizes_a_seat_reads_only_the_sizes_of_its_own_face_down_cards():
+    """As its observation (and picture) show them: the owner must remember its kitchen tops and XXL snacks;
+    its hand and Menu cards stay in view, and the spectator sees everything."""
+    game = play_until(0, lambda g: all(g.kitchens) and all(g.xxl_cards), **ALL_MODULES, kitchen_obs="sizes")
+    for viewer in (0, 1, None):
+        for p, line in enumerate(seat_lines(game.render_text(viewer, NAMES))):
+            tops = [KIND_NAMES[pile[-1]] if viewer is None else "?" for pile in game.kitchens[p]]
+            assert " ".join(f"[{len(pile)}: {top}]" for pile, top in zip(game.kitchens[p], tops)) in line
+            snacks = [SNACKS[c] if viewer is None else "?" for c in game.xxl_cards[p]]
+            assert ", ".join(f"{c} x{len(s)}" for c, s in zip(snacks, game.xxl_stacks[p])) in line
+            assert (f"hand {KIND_NAMES[game.hands[p]]} |" in line) == (viewer in (p, None))
 
 
 def test_the_base_game_table_has_no_module_pieces():
