@@ -15,7 +15,8 @@ learner's `terminal_observation` and `TimeLimit.truncated` (True for a game
 cut at `max_steps`, which SB3's algorithms then bootstrap from, as they do
 over the Gymnasium envs in a DummyVecEnv). `seed(s)` takes effect at the
 next `reset()`, as SB3's VecEnvs do: the games and the opponents' draws start
-again as in a VecEnv built with seed s. `env_method("action_masks")` answers from the
+again as in a VecEnv built with seed s (snapshots already added keep their own
+streams). `env_method("action_masks")` answers from the
 batch, so MaskablePPO needs no wrapper.
 
 Opponents act in batches: random from the masks, snapshots by one torch
@@ -282,24 +283,21 @@ class ConcatVecEnv(WholeBatchVecEnv):
     def reset(self):
         return np.concatenate([part.reset() for part in self.parts])
 
-    def _part_of(self, indices) -> list[tuple[BatchedSelfPlayVecEnv, int]]:
-        """Each env of `indices` as (its part, its index there)."""
-        found = []
-        for i in self._get_indices(indices):
-            k = int(np.searchsorted(self.bounds, i, side="right")) - 1
-            found.append((self.parts[k], int(i - self.bounds[k])))
-        return found
+    def _part_of(self, indices) -> list[tuple[int, int]]:
+        """Each env of `indices` as (its part's index, its index in that part)."""
+        envs = list(self._get_indices(indices))
+        parts = np.searchsorted(self.bounds, envs, side="right") - 1
+        return [(int(k), int(i - self.bounds[k])) for k, i in zip(parts, envs)]
 
     def get_attr(self, attr_name: str, indices=None):
-        return [part.get_attr(attr_name, i)[0] for part, i in self._part_of(indices)]
+        return [self.parts[k].get_attr(attr_name, i)[0] for k, i in self._part_of(indices)]
 
     def set_attr(self, attr_name: str, value, indices=None) -> None:
         by_part: dict[int, list[int]] = {}
-        for part, i in self._part_of(indices):
-            by_part.setdefault(id(part), []).append(i)
-        for part in self.parts:
-            if id(part) in by_part:
-                part.set_attr(attr_name, value, by_part[id(part)])
+        for k, i in self._part_of(indices):
+            by_part.setdefault(k, []).append(i)
+        for k, envs in by_part.items():
+            self.parts[k].set_attr(attr_name, value, envs)
 
     def step_async(self, actions: np.ndarray) -> None:
         for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
