@@ -23,13 +23,30 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
   example subclasses the deprecated `PPOTorchRLModule` and expects the key
   "observations"; this module reads the keys named by `OBS_KEY` / `MASK_KEY`).
 - `PolicyRLModule`: a frozen module that plays uniformly random legal moves
-  ("random") or the game's heuristic bot ("heuristic").
-- Self-play (`OpponentMapping`): each episode one random agent is played by the
+  ("random") or the game's heuristic bot ("heuristic"), with one policy object
+  per seat of each game. Speed Snacks' heuristic remembers earlier ticks, so
+  one object shared by the rows of several games (num_envs_per_env_runner > 1)
+  or carried from one game into the next would play another bot. The seat of
+  each row comes from the episode: `GameNumbers` (an RLlib callback) numbers
+  each episode by its EnvRunner, sub-env and game there (custom_data[GAME]),
+  and `AddSeatsToBatch` (first in the env-to-module pipeline) hands each row's
+  seat to the module (column SEAT). A new game at a seat gets a fresh policy.
+- Self-play (`OpponentMapping`): each episode one agent is played by the
   learner module "main"; every other agent draws, by the `opponents` weights,
   "random", "heuristic" or a frozen snapshot of the learner ("main_v1", ...,
   added during training by `add_snapshot`), with `snack_envs.opponents`, the
   draw `snack-train`'s SB3 backend makes too (until the first snapshot exists
   the "self" weight goes to the heuristic). Only "main" is trained.
+- Seeds: `ppo_config(seed=...)` seeds the seating draws (keyed on the game
+  numbers, not on the episode's uuid) and the random policies of the
+  `PolicyRLModule`s (model_config["seed"], with the game and seat), besides
+  RLlib's own seeding (`.debugging(seed=...)`: envs, torch). So an EnvRunner
+  built with the same seed samples the same games, in any process (tested);
+  whole `algo.train()` runs repeated too where we tried (no or one remote
+  EnvRunner), but RLlib promises no such thing (e.g. a remote EnvRunner's
+  sample that misses `sample_timeout_s`, or a restarted EnvRunner).
+  `ppo_config` sets the config's callbacks and env-to-module connector; to add
+  your own, keep `GameNumbers` and `seat_connector` among them.
 - A trained module is an RLlib checkpoint directory; `load_policy` restores it
   with `RLModule.from_checkpoint` (no running Ray needed) as a policy with the
   project's `act(observation, action_mask)` interface.
@@ -38,6 +55,7 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +63,17 @@ import gymnasium
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, masked_sample, read_metadata
+from snack_envs.agents import make_policy
+from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
+from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 
 with extras.needed("snack_envs.integrations.rllib"):
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+    from ray.rllib.connectors.connector_v2 import ConnectorV2
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
@@ -61,6 +83,8 @@ with extras.needed("snack_envs.integrations.rllib"):
 
 
 LEARNER = "main"
+GAME = "snack_game"  # episode.custom_data[GAME]: (EnvRunner index, sub-env index, game number there)
+SEAT = "snack_seat"  # batch column: each row's [*GAME, crc32 of its agent id]
 
 
 # --- envs -------------------------------------------------------------------------------------
@@ -133,54 +157,114 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
 class PolicyRLModule(RLModule):
     """A frozen module playing a fixed policy: model_config = {"policy": "random" | "heuristic", "env_name",
-    "num_players", "options"}: uniform over the legal actions, or the game's heuristic bot (`GameSpec.heuristic`).
-    Never trained (keep it out of `policies_to_train`)."""
+    "num_players", "options", "seed"}: uniform over the legal actions, or the game's heuristic bot
+    (`GameSpec.heuristic`). Never trained (keep it out of `policies_to_train`).
+
+    One policy object per seat (a sub-env and agent, by the batch's SEAT column), replaced by a fresh one,
+    reset with a seed drawn from "seed" and the game, when a new game starts there. A batch without SEAT
+    (the module called directly) is one game: row i is seat i."""
 
     def setup(self):
         cfg = dict(self.model_config or {})
-        self.policy = None
-        if cfg["policy"] == "heuristic":
-            self.policy = specs.get(cfg["env_name"]).heuristic(cfg["num_players"], **cfg.get("options", {}))
-        self.rng = np.random.default_rng()
+        if cfg["policy"] not in ("random", "heuristic"):
+            raise ValueError(f"policy={cfg['policy']!r}: PolicyRLModule plays 'random' or 'heuristic'")
+        self.seed = np.random.SeedSequence().entropy if cfg.get("seed") is None else cfg["seed"]
+        self.seats: dict[tuple, tuple[tuple, Any]] = {}  # (sub-env, agent) -> (its game's seat, its policy)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if self.policy is None:  # uniform: the softmax of equal logits
-            return masked_sample(np.zeros(len(action_mask)), action_mask, self.rng)
-        return self.policy.act(observation, action_mask)
+    def new_policy(self, seat: tuple):
+        cfg = self.model_config
+        policy = make_policy(cfg["policy"], cfg["env_name"], cfg["num_players"], **cfg.get("options", {}))
+        policy.reset(int(np.random.SeedSequence([self.seed, *seat]).generate_state(1, np.uint64)[0]))
+        return policy
+
+    def policy_for(self, seat: tuple):
+        """The policy of `seat` ([EnvRunner, sub-env, game number, agent]), a fresh one for a new game there."""
+        place = (seat[1], seat[3])
+        known = self.seats.get(place)
+        if known is None or known[0] != seat:
+            known = self.seats[place] = (seat, self.new_policy(seat))
+        return known[1]
 
     def _forward(self, batch, **kwargs):
         obs = batch[Columns.OBS]
         observations = np.asarray(obs[MaskedPPOTorchRLModule.OBS_KEY])
         masks = np.asarray(obs[MaskedPPOTorchRLModule.MASK_KEY])
-        actions = [self.act(o, m) for o, m in zip(observations, masks)]
+        if SEAT in batch:
+            seats = np.asarray(batch[SEAT]).tolist()
+        else:
+            seats = [[0, 0, 0, row] for row in range(len(masks))]
+        actions = [self.policy_for(tuple(seat)).act(o, m) for seat, o, m in zip(seats, observations, masks)]
         return {Columns.ACTIONS: np.asarray(actions, dtype=np.int64)}
 
     def _forward_train(self, batch, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} plays a fixed policy and is never trained")
 
 
+class GameNumbers(RLlibCallback):
+    """Numbers each episode where it is created: custom_data[GAME] = (EnvRunner index, sub-env index,
+    games created in that sub-env before it), the same in every run, unlike the episode's uuid."""
+
+    def __init__(self):
+        super().__init__()
+        self.games_created: Counter = Counter()
+
+    def on_episode_created(self, *, episode, env_runner, env_index: int, **kwargs) -> None:
+        episode.custom_data[GAME] = (env_runner.worker_index or 0, env_index, self.games_created[env_index])
+        self.games_created[env_index] += 1
+
+
+class AddSeatsToBatch(ConnectorV2):
+    """Env-to-module piece: each row's seat in column SEAT, [*episode.custom_data[GAME], crc32 of the agent id].
+
+    It runs first, so RLlib maps rows to modules by this column (AgentToModuleMapping reads the first
+    column): it adds a row for every agent that RLlib's observations piece adds one for, with the same
+    episode iterator, in the same order."""
+
+    def __call__(self, *, rl_module, batch, episodes, explore=None, shared_data=None, **kwargs):
+        games = {episode.id_: episode.custom_data[GAME] for episode in episodes}
+        for sa_episode in self.single_agent_episode_iterator(episodes, agents_that_stepped_only=True):
+            agent = zlib.crc32(str(sa_episode.agent_id).encode())
+            seat = np.array([*games[sa_episode.multi_agent_episode_id], agent], np.int64)
+            self.add_batch_item(batch, SEAT, seat, single_agent_episode=sa_episode)
+        return batch
+
+
+def seat_connector(env=None, spaces=None, device=None) -> list:
+    """`env_to_module_connector` of `ppo_config`: AddSeatsToBatch, before RLlib's default pieces."""
+    return [AddSeatsToBatch()]
+
+
 # --- self-play ----------------------------------------------------------------------------------
 class OpponentMapping:
-    """Agent -> module id for one episode (see the module docstring): one agent, drawn from the episode id,
-    is the learner; each other agent draws its opponent from `snack_envs.opponents.OpponentMix`, seeded by the
-    episode id and the agent, so that the mapping is stable within an episode."""
+    """Agent -> module id for one episode (see the module docstring): one agent, drawn from `seed` and the
+    episode's game numbers (custom_data[GAME], from `GameNumbers`), is the learner; each other agent draws its
+    opponent from `snack_envs.opponents.OpponentMix`, seeded by `seed`, the game numbers and the agent. So the
+    mapping is stable within an episode, and the same seed seats the same opponents in every run."""
 
-    def __init__(self, agents: list[str], mix: OpponentMix):
-        self.agents = list(agents)
+    def __init__(self, agents: list[str], mix: OpponentMix, seed: int | None = None):
+        self.agents = sorted(agents)  # RLlib's PettingZoo wrappers order possible_agents by a set's hashes
         self.mix = mix
+        self.seed = np.random.SeedSequence().entropy if seed is None else seed
 
     @property
     def snapshots(self) -> tuple[str, ...]:
         return self.mix.snapshots
 
     def with_snapshots(self, snapshots) -> "OpponentMapping":
-        return OpponentMapping(self.agents, self.mix.with_snapshots(snapshots))
+        return OpponentMapping(self.agents, self.mix.with_snapshots(snapshots), self.seed)
 
     def __call__(self, agent_id, episode, **kwargs) -> str:
-        key = zlib.crc32(str(episode.id_).encode())
-        if agent_id == self.agents[key % len(self.agents)]:
+        try:
+            game = episode.custom_data.get(GAME)
+        except AttributeError:  # RLlib's `MultiAgentEpisode.cut` asks before the episode has custom_data,
+            return LEARNER      # for agents whose modules it already knows (it drops this answer)
+        if game is None:
+            raise ConfigError(f"episode {episode.id_} has no game numbers (custom_data[{GAME!r}]): add "
+                              f"snack_envs.integrations.rllib.GameNumbers to the config's callbacks")
+        learner = self.agents[int(np.random.default_rng([self.seed, *game]).integers(len(self.agents)))]
+        if agent_id == learner:
             return LEARNER
-        return self.mix.draw(np.random.default_rng([key, zlib.crc32(str(agent_id).encode())]))
+        return self.mix.draw(np.random.default_rng([self.seed, *game, 1 + self.agents.index(agent_id)]))
 
 
 def ppo_config(
@@ -201,12 +285,13 @@ def ppo_config(
 
     `opponents`: weights of "random", "heuristic" and "self" (default: random
     and self half each). `snapshots`: ids of snapshot modules to create (when
-    rebuilding a run that had added some, before `restore_from_path`)."""
+    rebuilding a run that had added some, before `restore_from_path`). `seed`: RLlib's (envs, torch) and
+    the opponents' (seating, random and heuristic play); None draws fresh entropy."""
     env_kwargs = {"num_players": num_players, "reward": reward, **(env_options or {})}
     probe = make_multi_agent_env(env_name, **env_kwargs)
     agents = list(probe.possible_agents)
-    mapping = OpponentMapping(agents, OpponentMix(opponents or {"random": 0.5, "self": 0.5}, snapshots))
-    fixed = {"env_name": env_name, "num_players": len(agents), "options": dict(env_options or {})}
+    mapping = OpponentMapping(agents, OpponentMix(opponents or {"random": 0.5, "self": 0.5}, snapshots), seed)
+    fixed = {"env_name": env_name, "num_players": len(agents), "options": dict(env_options or {}), "seed": seed}
     learner = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": list(net_arch)})
     modules = {LEARNER: learner}
     for kind in ("random", "heuristic"):
@@ -217,9 +302,12 @@ def ppo_config(
         # RLlib's env check steps each env with an unmasked random action: an illegal move, which PettingZoo
         # warns about once per env built (64 lines for 64 envs). The envs pass PettingZoo's own API tests.
         .environment(register_env(env_name), env_config=env_kwargs, disable_env_checking=True)
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner,
+                     env_to_module_connector=seat_connector)
+        .callbacks(GameNumbers)
         .learners(num_learners=0)
-        .multi_agent(policies=set(modules), policy_mapping_fn=mapping, policies_to_train=[LEARNER])
+        # A list: a set's order (by string hashes, per process) would change the order torch initialises modules in.
+        .multi_agent(policies=list(modules), policy_mapping_fn=mapping, policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
         .training(**training)
         .debugging(seed=seed)

@@ -37,7 +37,7 @@ torch.set_num_threads(1)
 
 
 def fake_episode(i: int):
-    return types.SimpleNamespace(id_=f"episode-{i}")
+    return types.SimpleNamespace(id_=f"episode-{i}", custom_data={integration.GAME: (0, 0, i)})
 
 
 def spaces(name: str):
@@ -154,6 +154,8 @@ def test_yaml_config_maps_onto_the_ppo_config():
         config["algo"]["n_epochs"], config["algo"]["gamma"], config["algo"]["gae_lambda"], config["algo"]["clip_range"])
     assert (ppo.num_env_runners, ppo.num_envs_per_env_runner, ppo.num_learners) == (0, 4, 0)
     assert ppo.policies_to_train == ["main"] and ppo.seed == config["seed"]
+    assert ppo.policy_mapping_fn.seed == config["seed"]  # the opponents' seating and play are seeded too
+    assert ppo.rl_module_spec.rl_module_specs["heuristic"].model_config["seed"] == config["seed"]
     assert ppo.disable_env_checking  # its check's unmasked random step would warn "Illegal move made" once per env
     assert ppo.env == "snack_envs/snack_rabbits_v0" and ppo.env_config["num_players"] == 2
     subproc = rllib_backend.build_config(load_config(None, ["n_envs=3", "vec_env=subproc", "algo.batch_size=64"]))

@@ -27,7 +27,9 @@ How the config maps onto RLlib:
   iteration that reaches `timesteps`. (`n_steps * n_envs`, the batch of one
   iteration, is RLlib's count of env steps, every seat's.)
 - `opponents`: drawn per agent and episode by `snack_envs.opponents`, as in the
-  SB3 backend (`snack_envs.integrations.rllib.OpponentMapping`).
+  SB3 backend (`snack_envs.integrations.rllib.OpponentMapping`), from the run's
+  `seed`, as are the random opponents' moves; a heuristic opponent is one bot
+  per game (Speed Snacks' remembers earlier ticks).
 - `eval`: every `eval.every` timesteps "main" (argmax over legal actions) plays
   `eval.games` games against each `eval.opponents` with `snack_envs.training.evaluate`;
   then the Algorithm is checkpointed to <run>/checkpoint (so `--resume` goes on
