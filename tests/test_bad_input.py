@@ -81,10 +81,40 @@ def _other_agent_to_act(snap: dict) -> None:
     snap["agent_selection"] = next(a for a in snap["agents"] if a != snap["agent_selection"])
 
 
+def _rewards_as_a_list(snap: dict) -> None:
+    snap["rewards"] = list(snap["rewards"])  # the agents' names, without their rewards
+
+
+def _an_agent_gone_mid_game(snap: dict) -> None:
+    """An agent not to act dropped from the episode as if it had stepped out, everywhere consistently."""
+    gone = next(a for a in snap["agents"] if a != snap["agent_selection"])
+    snap["agents"].remove(gone)
+    for key in ("rewards", "cumulative_rewards", "terminations", "truncations", "infos"):
+        del snap[key][gone]
+
+
+def _as_tuple(key: str):
+    def edit(snap: dict) -> None:
+        snap[key] = tuple(snap[key])  # the same names, but not the list a snapshot holds
+
+    return edit
+
+
 S = "game.state."
 TURN_CASES = [  # the AEC envs' episode state
     ("wrong agent to act", _other_agent_to_act, r"agent_selection = 'player_\d', but seat \d \('player_\d'\) is to act"),
     ("termination not a bool", set_at("terminations.player_0", "no"), r"terminations = .* must map each agent"),
+    ("a reward missing", _delete("rewards.player_0"), r"rewards = \{.*\} must map each agent"),
+    ("rewards a list", _rewards_as_a_list, r"rewards = \[.*\] must map each agent"),
+    ("reward a word", set_at("rewards.player_0", "lots"), r"rewards = .* must map each agent .* to a finite number"),
+    ("reward a bool", set_at("rewards.player_0", True), r"rewards = .* must map each agent .* to a finite number"),
+    ("an agent twice", set_at("agents.1", "player_0"), r"agents = \['player_0', 'player_0'.* must be a list of distinct"),
+    ("num_steps a word", set_at("num_steps", "5"), r"num_steps = '5' must be a non-negative int"),
+    ("agents a tuple", _as_tuple("agents"), r"agents = \('player_0', .*\) must be a list of distinct agents"),
+    ("seat_agents a tuple", _as_tuple("seat_agents"), r"seat_agents = \('player_\d', .*\) must list each of"),
+    ("an agent gone mid-game", _an_agent_gone_mid_game, r"agents = \[.*\] in a game under way: every agent takes part"),
+    ("cumulative reward nan", set_at("cumulative_rewards.player_0", float("nan")),
+     r"cumulative_rewards = .* must map each agent .* to a finite number"),
 ]
 # (id, edit, what the message must name), for every game
 COMMON_CASES = [
@@ -101,6 +131,7 @@ COMMON_CASES = [
     ("seat agent twice", set_at("seat_agents", ["player_0", "player_0"]), r"seat_agents = .* must list each of"),
     ("unknown agent", set_at("agents.0", "mallory"), r"agents = \['mallory'.* must be a list of distinct agents"),
     ("missing snapshot key", _delete("agents"), r"lacks the key\(s\) \['agents'\]"),
+    ("unknown snapshot key", set_at("cheat", 1), r"has unknown key\(s\) \['cheat'\]"),
 ]
 GAME_CASES = {
     "snack_rabbits_v0": [

@@ -340,13 +340,16 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         return True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        observation = self.encoder.encode(self.game, self.agent_seats[agent])
+        return {"observation": observation, "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The agent's legal actions: none unless it is to act in an episode it is still in."""
         seat = self.agent_seats[agent]
         game = self.game
-        if game.game_over or self.truncations.get(agent, False) or seat != game.current_player:
-            mask = np.zeros(self.num_actions, np.int8)
-        else:
-            mask = game.action_mask(seat)
-        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+        if game.game_over or agent not in self.agents or self.truncations[agent] or seat != game.current_player:
+            return np.zeros(self.num_actions, np.int8)
+        return game.action_mask(seat)
 
     # --- snapshots (see SnackEnvBase.state_dict) ------------------------------------
     def _episode_state(self) -> dict[str, Any]:
@@ -388,7 +391,10 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
             raise ConfigError(
                 f"snapshot terminations = {terminations} while the game is over: every agent is terminated"
             )
-        if not game.game_over and not ended:
+        if not game.game_over and not agents and data["num_steps"] < self.max_steps:
+            raise ConfigError(f"snapshot agents = [] in a game under way at step {data['num_steps']} of "
+                              f"{self.max_steps}: an episode every agent has left ended, by the rules or at max_steps")
+        if not game.game_over and not ended and agents:
             if present != set(self.possible_agents):
                 raise ConfigError(f"snapshot agents = {agents} in a game under way: every agent takes part")
             to_act = seat_agents[game.current_player]

@@ -1,0 +1,307 @@
+"""Edges of the AEC machinery every turn-based game shares (`snack_envs.core.env`), each found by a mutation
+probe where no other test noticed the behaviour breaking:
+
+- an env names itself in `metadata["name"]`, as PettingZoo's tools read it;
+- an episode cut at `max_steps` ends as a finished one does: every agent, truncated, steps out with None,
+  and nobody may act afterwards;
+- render_mode="human" shows the table after every step, and an env without a render_mode draws nothing
+  (no "render() called without a render_mode" warning per step);
+- the reward an agent has been shown by `last()` is cleared once it acts (PettingZoo's accumulated reward),
+  also when it came from a snapshot;
+- snapshots of ended episodes: taken anywhere in a truncated one they load as they were; the agent selected
+  must be one still to step out (or, once all have, one of the env's), the error naming which; a finished
+  game must have every agent terminated;
+- final rewards of a solo game in each reward mode, and the "score" scale taken from either end of the range;
+- the unknown-reset-option warning points at the caller's line; the turn-based envs' agents are alike;
+- the final infos (seat, score, winner); a snapshot that is no dict, or of another number of players, is refused;
+- the public env (as PettingZoo's OrderEnforcingWrapper) refuses a step before reset with PettingZoo's
+  message, and ignores one after the episode ended; the raw env's action_mask() and action_to_str().
+
+The probe also found two bugs, now fixed: after a truncated episode every agent had left, the seat that was
+to act saw its legal actions again, and the env refused its own snapshot of that episode.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import snack_envs
+from snack_envs.core import picture
+from snack_envs.core.env import final_rewards
+from snack_envs.core.game import ConfigError
+from tests.helpers import env_module, is_parallel, play_aec, random_legal
+
+TURN_BASED = [n for n in snack_envs.ENV_NAMES if not is_parallel(n)]
+
+
+@pytest.mark.parametrize("make", ["env", "raw_env"])
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_an_env_names_itself_in_its_metadata(name, make):
+    env = getattr(env_module(name), make)()
+    assert env.metadata["name"] == name
+    assert env.unwrapped.metadata["name"] == name
+
+
+@pytest.mark.parametrize("make", ["env", "raw_env"])
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_truncated_episode_lets_every_agent_step_out_with_none(name, make):
+    env = getattr(env_module(name), make)(max_steps=4)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    moves, left = 0, []
+    for agent in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0
+            left.append(agent)
+            env.step(None)
+            continue
+        env.step(random_legal(env.observe(agent)["action_mask"], rng))
+        moves += 1
+    assert moves == 4
+    assert sorted(left) == sorted(env.possible_agents) and not env.agents
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_human_mode_shows_the_table_after_every_step(name, monkeypatch, capsys):
+    monkeypatch.setattr(picture, "window_available", lambda: False)  # text, never a window
+    env = env_module(name).raw_env(render_mode="human")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    capsys.readouterr()
+    for _ in range(3):
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+        assert capsys.readouterr().out.strip(), "a step in human mode showed nothing"
+    env.close()
+
+
+@pytest.mark.parametrize("make", ["env", "raw_env"])
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_an_env_without_a_render_mode_steps_without_drawing_or_warning(name, make, capsys):
+    env = getattr(env_module(name), make)()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_reward_shown_by_last_is_cleared_once_the_agent_acts(name):
+    """PettingZoo's `last()` reward is what the agent earned since it last acted: a reward carried in a
+    snapshot (say, from a shaping wrapper) is shown to the agent to act once, and gone after it moves."""
+    env = env_module(name).raw_env()
+    env.reset(seed=1)
+    snapshot = env.state_dict()
+    mover = snapshot["agent_selection"]
+    snapshot["cumulative_rewards"][mover] = 0.5
+    env.load_state_dict(snapshot)
+    assert env.last()[1] == 0.5
+    rng = np.random.default_rng(1)
+    env.step(random_legal(env.observe(mover)["action_mask"], rng))
+    while env.agent_selection != mover and not any(env.terminations.values()):
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    assert env.agent_selection == mover, "the game ended before the agent's next turn; pick another seed"
+    assert env.last()[1] == 0.0
+
+
+def truncated_snapshots(name: str) -> list[dict]:
+    """The snapshots of a game cut at max_steps=2, one before each step, dead steps included, and one at the end."""
+    env = env_module(name).raw_env(max_steps=2)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    snapshots = []
+    while env.agents:
+        snapshots.append(env.state_dict())
+        agent = env.agent_selection
+        done = env.terminations[agent] or env.truncations[agent]
+        env.step(None if done else random_legal(env.observe(agent)["action_mask"], rng))
+    return snapshots + [env.state_dict()]
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_taken_anywhere_in_a_truncated_episode_loads_as_it_was(name):
+    for snapshot in truncated_snapshots(name)[:-1]:  # the last: see the next test
+        env = env_module(name).raw_env(max_steps=2)
+        env.load_state_dict(snapshot)
+        assert env.state_dict() == snapshot
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_snapshot_of_a_truncated_episode_every_agent_has_left_loads_as_it_was(name):
+    snapshot = truncated_snapshots(name)[-1]
+    env = env_module(name).raw_env(max_steps=2)
+    env.load_state_dict(snapshot)
+    assert env.state_dict() == snapshot
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_without_agents_in_a_game_still_short_of_max_steps_is_refused(name):
+    """Every agent gone while the game goes on is an episode cut at max_steps; short of it, nobody left is wrong."""
+    snapshot = truncated_snapshots(name)[-1]
+    with pytest.raises(ConfigError, match=r"agents = \[\] in a game under way at step 2 of 3"):
+        env_module(name).raw_env(max_steps=3).load_state_dict(snapshot)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_of_an_ended_episode_must_select_one_of_its_agents(name):
+    """Between the last move and the last dead step the agent selected is one still to step out; once every
+    agent has, it is still one of the env's agents. The error names the agents it may be."""
+    env = env_module(name).raw_env(max_steps=2)
+    env.reset(seed=0)
+    before = env.state_dict()
+    for good in truncated_snapshots(name)[-2:]:  # one agent left to step out; none left
+        allowed = good["agents"] or env.possible_agents
+        gone = [a for a in env.possible_agents if a not in good["agents"]]
+        for selected in ["mallory", *gone[:1]] if good["agents"] else ["mallory"]:
+            bad = dict(good, agent_selection=selected)
+            message = f"agent_selection = {selected!r} must be one of the agents {allowed}"
+            with pytest.raises(ConfigError, match=re.escape(message)):
+                env.load_state_dict(bad)
+            assert env.state_dict() == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_nobody_may_act_after_a_truncated_episode_has_ended(name):
+    env = env_module(name).raw_env(max_steps=4)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(random_legal(env.observe(agent)["action_mask"], rng))
+    assert not env.agents
+    assert all(not env.observe(agent)["action_mask"].any() for agent in env.possible_agents)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_of_a_finished_game_must_have_every_agent_terminated(name):
+    env = env_module(name).raw_env()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not any(env.terminations.values()):
+        env.step(random_legal(env.observe(env.agent_selection)["action_mask"], rng))
+    good = env.state_dict()
+    bad = dict(good, terminations=dict(good["terminations"], player_0=False))
+    with pytest.raises(ConfigError, match=r"terminations = .* while the game is over: every agent is terminated"):
+        env.load_state_dict(bad)
+    assert env.state_dict() == good
+
+
+@pytest.mark.parametrize("reward", ["margin", "score", "win"])
+def test_a_solo_game_ends_with_its_own_reward(reward):
+    """Solo (Snack Time with one player) there is no rival: "margin" is the score over the score range,
+    "score" the score over the largest absolute score, "win" 0 (the one player shares the win with all)."""
+    env = env_module("snack_time_v0").raw_env(num_players=1, reward=reward)
+    result = play_aec(env, seed=0)
+    game = env.game
+    assert game.game_over
+    (score,), (low, high) = game.scores(), game.score_range
+    expected = {"margin": score / (high - low), "score": score / max(abs(low), abs(high)), "win": 0.0}[reward]
+    assert result["rewards"]["player_0"] == pytest.approx(expected)
+
+
+class FinishedGame:
+    """Just what `final_rewards` reads of a finished game."""
+
+    def __init__(self, scores, score_range, winners):
+        self._scores, self.score_range, self._winners = scores, score_range, winners
+        self.num_players = len(scores)
+
+    def scores(self):
+        return list(self._scores)
+
+    def winners(self):
+        return list(self._winners)
+
+
+def test_the_score_reward_divides_by_the_largest_absolute_score_at_either_end():
+    """So it lies in [-1, 1] also for a game whose worst score is further from 0 than its best."""
+    deep_low = FinishedGame([-10.0, 5.0], (-10.0, 5.0), [1])
+    assert final_rewards(deep_low, "score") == [-1.0, 0.5]
+    high = FinishedGame([-2.0, 8.0], (-2.0, 8.0), [1])
+    assert final_rewards(high, "score") == [-0.25, 1.0]
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_unknown_reset_option_warning_points_at_the_callers_reset(name):
+    env = env_module(name).raw_env()
+    with pytest.warns(UserWarning, match=r"reset option\(s\) \['bad'\] ignored") as caught:
+        env.reset(seed=1, options={"bad": 1})
+    assert [w.filename for w in caught] == [__file__]
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_turn_based_envs_agents_play_alike(name):
+    """No turn-based game takes an option per agent, so a learner may always be the same agent."""
+    assert env_module(name).raw_env().agents_alike() is True
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_final_infos_name_each_agents_seat_score_and_whether_it_won(name):
+    for seed in range(3):
+        env = env_module(name).raw_env()
+        final = {}
+
+        def keep_infos(env, final=final):
+            if env.game.game_over and not final:
+                final.update({a: dict(i) for a, i in env.infos.items()})
+
+        result = play_aec(env, seed=seed, on_step=keep_infos)
+        game, winners = env.game, env.game.winners()
+        for seat, agent in enumerate(env.seat_agents):
+            named = {key: final[agent][key] for key in ("score", "winner", "seat")}  # a game may add more
+            assert named == {"score": game.scores()[seat], "winner": seat in winners, "seat": seat}
+            if len(winners) < env.num_players:  # "win" rewards: +1 exactly to the winners
+                assert (result["rewards"][agent] == 1.0) == final[agent]["winner"]
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_must_be_a_dict_of_an_env_of_the_same_size(name):
+    module = env_module(name)
+    env = module.raw_env()
+    env.reset(seed=0)
+    before = env.state_dict()
+    for not_a_dict in ([before], "snapshot", None):
+        with pytest.raises(ConfigError, match=r"a snapshot is a dict as state_dict\(\) gives it"):
+            env.load_state_dict(not_a_dict)
+    larger = module.raw_env(num_players=env.num_players + 1)
+    larger.reset(seed=0)
+    with pytest.raises(ConfigError, match=rf"snapshot has {env.num_players + 1} players, this env {env.num_players}"):
+        env.load_state_dict(larger.state_dict())
+    assert env.state_dict() == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_says_to_call_reset_before_the_first_step(name):
+    env = env_module(name).env()
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_ignores_a_step_after_the_episode_ended(name):
+    """PettingZoo's OrderEnforcingWrapper logs "step() called after all agents are terminated or truncated"
+    and changes nothing; it raises nothing."""
+    env = env_module(name).env()
+    play_aec(env, seed=0)
+    before = env.unwrapped.state_dict()
+    env.step(None)
+    assert not env.agents and env.unwrapped.state_dict() == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_raw_env_names_actions_and_gives_the_movers_mask(name):
+    env = env_module(name).raw_env()
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert np.array_equal(env.action_mask(env.agent_selection), mask)
+    for action in np.flatnonzero(mask):
+        assert env.action_to_str(action) == env.game.action_to_str(int(action)) != ""
