@@ -18,7 +18,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.core.game import ConfigError
-from snack_envs.core.rollout import SeededPolicy
+from snack_envs.core.rollout import RandomPolicy  # noqa: F401 (defined beside SeededPolicy; its public name is here)
 
 
 POLICY_NAMES = ("random", "heuristic", "lookahead", "search")  # the bots a spec names; else a checkpoint
@@ -30,18 +30,6 @@ class Policy(Protocol):
     def reset(self, seed: int | None = None) -> None: ...
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
-
-
-class RandomPolicy(SeededPolicy):
-    """Uniform over the legal actions."""
-
-    name = "random"
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if not len(legal):
-            raise ValueError("no legal action in the mask")
-        return int(legal[self.rng.integers(len(legal))])
 
 
 def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:

@@ -36,6 +36,18 @@ class SeededPolicy:
             self.rng = np.random.default_rng(seed)
 
 
+class RandomPolicy(SeededPolicy):
+    """Uniform over the legal actions (public as `snack_envs.agents.RandomPolicy`)."""
+
+    name = "random"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if not len(legal):
+            raise ValueError("no legal action in the mask")
+        return int(legal[self.rng.integers(len(legal))])
+
+
 class GamePolicy(SeededPolicy):
     """The base of the bots that play from the env's game, not from an observation (`uses_game`): their
     `act` says to call `act_game(game, seat)` instead."""

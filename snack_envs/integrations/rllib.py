@@ -63,9 +63,9 @@ import gymnasium
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.agents import make_policy
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
 from snack_envs.core.game import ConfigError
+from snack_envs.core.rollout import RandomPolicy
 from snack_envs.opponents import OpponentMix
 
 with extras.needed("snack_envs.integrations.rllib"):
@@ -173,7 +173,10 @@ class PolicyRLModule(RLModule):
 
     def new_policy(self, seat: tuple):
         cfg = self.model_config
-        policy = make_policy(cfg["policy"], cfg["env_name"], cfg["num_players"], **cfg.get("options", {}))
+        if cfg["policy"] == "heuristic":
+            policy = specs.get(cfg["env_name"]).heuristic(cfg["num_players"], **cfg.get("options", {}))
+        else:
+            policy = RandomPolicy()
         policy.reset(int(np.random.SeedSequence([self.seed, *seat]).generate_state(1, np.uint64)[0]))
         return policy
 
