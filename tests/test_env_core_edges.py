@@ -15,7 +15,18 @@ probe where no other test noticed the behaviour breaking:
 - the unknown-reset-option warning points at the caller's line; the turn-based envs' agents are alike;
 - the final infos (seat, score, winner); a snapshot that is no dict, or of another number of players, is refused;
 - the public env (as PettingZoo's OrderEnforcingWrapper) refuses a step before reset with PettingZoo's
-  message, and ignores one after the episode ended; the raw env's action_mask() and action_to_str().
+  message, and ignores one after the episode ended (with PettingZoo's warning); the raw env's action_mask() and
+  action_to_str();
+- the env keywords: an unknown one is refused naming the known ones, max_steps is a positive int (not a bool,
+  not a float), shuffle_seats a bool; `metadata["render_fps"]` is the rate recordings are written at; the
+  action-mask space is one int8 bit per action;
+- render() without a render_mode warns as Gymnasium does and returns None, and before reset says to call it;
+  so does state_dict() before reset (it failed on a missing game);
+  "human" mode draws in a window where one opens and prints the table where none does, and close() closes it;
+- the public env as PettingZoo's wrappers: an illegal move costs the mover exactly -1 (its unclaimed reward
+  dropped) and the others 0, with the "Illegal move made" warning; an action outside the action space fails
+  an assertion and changes nothing; its episode attributes are refused until its own reset, also over an env
+  that holds a loaded snapshot.
 
 The probe also found two bugs, now fixed: after a truncated episode every agent had left, the seat that was
 to act saw its legal actions again, and the env refused its own snapshot of that episode.
@@ -28,11 +39,12 @@ import warnings
 
 import numpy as np
 import pytest
+from pettingzoo.utils.env_logger import EnvLogger
 
 import snack_envs
 from snack_envs.core import picture
 from snack_envs.core.env import final_rewards
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, IllegalActionError
 from tests.helpers import env_module, is_parallel, play_aec, random_legal
 
 TURN_BASED = [n for n in snack_envs.ENV_NAMES if not is_parallel(n)]
@@ -298,3 +310,165 @@ def test_the_raw_env_names_actions_and_gives_the_movers_mask(name):
     assert np.array_equal(env.action_mask(env.agent_selection), mask)
     for action in np.flatnonzero(mask):
         assert env.action_to_str(action) == env.game.action_to_str(int(action)) != ""
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_an_unknown_env_keyword_is_refused_naming_the_known_ones(name):
+    message = rf"unknown keyword\(s\) \['bogus'\] for {name}; known keywords: \[.*'max_steps'"
+    with pytest.raises(ConfigError, match=message):
+        env_module(name).raw_env(bogus=1)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"max_steps": True}, r"max_steps must be a positive int, got True"),
+        ({"max_steps": 2.5}, r"max_steps must be a positive int, got 2.5"),
+        ({"shuffle_seats": 1}, r"shuffle_seats must be a bool, got 1"),
+    ],
+)
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_max_steps_must_be_a_positive_int_and_shuffle_seats_a_bool(name, kwargs, message):
+    """Not a bool taken for 1, a float cut down to an int, or an int taken for a truth value."""
+    with pytest.raises(ConfigError, match=message):
+        env_module(name).raw_env(**kwargs)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_every_env_announces_the_frame_rate_its_recordings_are_written_at(name):
+    """Gymnasium's and PettingZoo's video wrappers read `metadata["render_fps"]`; snack-envs' own GIFs and
+    MP4s use the same rate."""
+    from snack_envs.recording import DEFAULT_FPS
+
+    assert env_module(name).raw_env().metadata["render_fps"] == DEFAULT_FPS == 2
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_action_mask_space_is_one_int8_bit_per_action(name):
+    env = env_module(name).raw_env()
+    for agent in env.possible_agents:
+        space = env.observation_space(agent)["action_mask"]
+        assert space.dtype == np.int8 and space.shape == (env.num_actions,)
+        assert (space.low == 0).all() and (space.high == 1).all()
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_render_without_a_render_mode_warns_as_gymnasium_does_and_draws_nothing(name):
+    env = env_module(name).raw_env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match=r"render\(\) called without a render_mode"):
+        assert env.render() is None
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_render_before_reset_says_to_call_reset(name):
+    assert env_module(name).raw_env(render_mode="ansi").render() == "(call reset() first)"
+
+
+def human_env(name, monkeypatch, window: bool, shown: bool):
+    """A human-mode env over a fake display: `window` whether one may be tried, `shown` whether it opens."""
+    calls = []
+    monkeypatch.setattr(picture, "window_available", lambda: window)
+    monkeypatch.setattr(picture, "show_in_window", lambda image, title: calls.append(title) or shown)
+    env = env_module(name).raw_env(render_mode="human")
+    env.reset(seed=0)
+    return env, calls
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_human_mode_draws_in_the_window_when_one_opens_and_prints_nothing(name, monkeypatch, capsys):
+    env, calls = human_env(name, monkeypatch, window=True, shown=True)
+    capsys.readouterr()
+    assert env.render() is None
+    assert calls == [name] and capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("window", [False, True], ids=["no display", "window failed"])
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_human_mode_prints_the_table_where_no_window_opens(name, window, monkeypatch, capsys):
+    """Without a display no window is tried; where one is tried and fails to open, the text is printed."""
+    env, calls = human_env(name, monkeypatch, window=window, shown=False)
+    capsys.readouterr()
+    assert env.render() is None
+    assert len(calls) == int(window)
+    assert capsys.readouterr().out.strip() == env.game.render_text(viewer=None, names=env.seat_agents).strip()
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_closing_a_human_mode_env_closes_its_window(name, monkeypatch):
+    closed = []
+    monkeypatch.setattr(picture, "close_window", lambda: closed.append(True))
+    env = env_module(name).raw_env(render_mode="human")
+    env.close()
+    assert closed == [True]
+    env_module(name).raw_env(render_mode="ansi").close()
+    assert closed == [True]
+
+
+def illegal_move_setup(name, monkeypatch):
+    """The public env at its first move, with a reward shown to the mover and one left over for the others
+    in a snapshot, and an illegal action for the mover; PettingZoo's warnings collected in a fresh queue."""
+    monkeypatch.setattr(EnvLogger, "mqueue", [])
+    env = env_module(name).env()
+    env.reset(seed=0)
+    snapshot = env.unwrapped.state_dict()
+    mover = snapshot["agent_selection"]
+    snapshot["cumulative_rewards"][mover] = 0.5
+    snapshot["rewards"] = {a: (0.0 if a == mover else 0.3) for a in snapshot["rewards"]}
+    env.unwrapped.load_state_dict(snapshot)
+    illegal = np.flatnonzero(env.observe(mover)["action_mask"] == 0)
+    assert len(illegal), "every action is legal here; pick another seed"
+    return env, mover, int(illegal[0])
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_an_illegal_move_costs_the_mover_exactly_minus_one_and_the_others_nothing(name, monkeypatch):
+    """As PettingZoo's TerminateIllegalWrapper: the mover's unclaimed reward is dropped and this step's
+    rewards are -1 for it, 0 for everyone else, with PettingZoo's "Illegal move made" warning."""
+    env, mover, illegal = illegal_move_setup(name, monkeypatch)
+    env.step(illegal)
+    assert env.rewards == {a: (-1.0 if a == mover else 0.0) for a in env.possible_agents}
+    assert env.unwrapped.state_dict()["cumulative_rewards"] == env.rewards
+    assert any("Illegal move made" in message for message in EnvLogger.mqueue)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_asserts_an_action_outside_the_action_space(name):
+    """As PettingZoo's AssertOutOfBoundsWrapper: no illegal-move penalty, an AssertionError, nothing changed."""
+    env = env_module(name).env()
+    env.reset(seed=0)
+    before = env.unwrapped.state_dict()
+    for out_of_range in (env.unwrapped.num_actions, -1):
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(out_of_range)
+    assert env.unwrapped.state_dict() == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_warns_of_a_step_after_the_episode_ended(name, monkeypatch):
+    monkeypatch.setattr(EnvLogger, "mqueue", [])
+    env = env_module(name).env()
+    play_aec(env, seed=0)
+    env.step(None)
+    assert any("step() called after all agents are terminated or truncated" in m for m in EnvLogger.mqueue)
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_refuses_its_episode_attributes_until_its_own_reset(name):
+    """As PettingZoo's OrderEnforcingWrapper: also when the env inside already holds an episode (a snapshot
+    loaded into `env.unwrapped`), the episode is the public env's only once it has been reset."""
+    source = env_module(name).raw_env()
+    source.reset(seed=0)
+    env = env_module(name).env()
+    env.unwrapped.load_state_dict(source.state_dict())
+    for attribute in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        with pytest.raises(AttributeError, match=f"{attribute} cannot be accessed before reset"):
+            getattr(env, attribute)
+    env.reset(seed=0)
+    assert env.agents == env.possible_agents and env.agent_selection in env.agents
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_a_snapshot_before_reset_says_to_call_reset(name):
+    with pytest.raises(IllegalActionError, match=r"state_dict\(\) before reset\(\); call reset\(\) first"):
+        env_module(name).raw_env().state_dict()

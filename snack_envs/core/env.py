@@ -181,6 +181,8 @@ class SnackEnvBase:
     # --- snapshots ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to resume this episode exactly, as JSON-native data."""
+        if self.game is None:
+            raise IllegalActionError(f"{self.env_name}: state_dict() before reset(); call reset() first")
         return {
             "env": self.env_name,
             "game": self.game.to_dict(),
