@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
@@ -192,11 +192,6 @@ def final_rewards(scores: np.ndarray, winners: np.ndarray, mode: str, score_rang
     return np.where(everyone, 0.0, np.where(winners, 1.0, -1.0))
 
 
-def _check_seed(seed: Any) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
-
-
 def _check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     array = np.asarray(value)
     if array.dtype.kind not in "iu":
@@ -237,7 +232,8 @@ class BatchedEnv:
         self.spec = spec = specs.get(env_name)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
-        _check_seed(seed)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         # The env itself checks every keyword, so both engines accept and refuse the same ones.
         probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,
                                shuffle_seats=shuffle_seats, **options)
@@ -288,8 +284,8 @@ class BatchedEnv:
         (obs [B, n, D], mask [B, n, A]) with agents in the second axis. A `seed` restarts the random
         streams as the constructor's `seed` does: `reset(seed=s)` then deals what a new batch built with
         seed s deals."""
+        seed = check_seed(seed, self.env_name)
         if seed is not None:
-            _check_seed(seed)
             self._seed_streams(seed)
         self._new_games(np.ones(self.num_envs, bool))
         self._started = True

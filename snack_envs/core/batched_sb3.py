@@ -34,7 +34,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from snack_envs import specs
 from snack_envs.core.batched import BatchedEnv
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import check_seed
 from snack_envs.opponents import OpponentMix
 
 LEARNER = 0  # the learner's agent where the agents are alike
@@ -86,10 +86,9 @@ class WholeBatchVecEnv(VecEnv):
     def seed(self, seed: int | None = None):
         """The seed of the games from the next `reset()` on (None: go on as they are); every env's stream
         comes from this one seed."""
+        seed = check_seed(seed, type(self).__name__)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
-            self._seed_next_reset(int(seed))
+            self._seed_next_reset(seed)
         return [seed for _ in range(self.num_envs)]
 
     def _seed_next_reset(self, seed: int) -> None:

@@ -236,7 +236,7 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
             # As AECEnv._was_dead_step answers, before parallel_to_aec_wrapper drops the tick's queued actions.
             raise ValueError("when an agent is dead, the only valid action is None")
         if self._raw_order_errors:
-            raw, view = self._raw, self._inner
+            raw = self._raw
             if not self._has_reset:
                 raise IllegalActionError(f"{raw.env_name}: step() before reset(); call reset() first")
             if not view.agents:
