@@ -49,6 +49,28 @@ def test_a_command_missing_an_extra_says_which_in_one_line_and_exits_2(package, 
         assert name in done.stderr, done.stderr
 
 
+
+# python -m snack_envs.training.<module>: what `-m` does, in the interpreter that hides the package
+MODULES = [("yaml", "train", "snack-train needs PyYAML"), ("numba", "evaluate", "snack-eval needs numba"),
+           ("numba", "ship", "snack-ship needs numba")]
+
+
+@pytest.mark.parametrize("package, module, name", MODULES, ids=[f"{m[1]}-without-{m[0]}" for m in MODULES])
+def test_python_dash_m_missing_an_extra_is_one_line_too(package, module, name, tmp_path):
+    done = without(package, "import runpy, sys; sys.argv = ['-m', '--help']; "
+                            f"runpy.run_module('snack_envs.training.{module}', run_name='__main__', alter_sys=True)",
+                   cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert name in done.stderr and 'pip install "snack-envs[train]"' in done.stderr, done.stderr
+
+
+def test_python_dash_m_runs_the_tool(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "snack_envs.training.demo", "--games", "1"], cwd=ROOT,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip(), "the demo printed nothing"
+
 def test_the_commands_that_need_only_the_base_install_start_without_the_extras(tmp_path):
     for package in ("numba", "torch", "yaml", "PIL"):
         done = without(package, "from snack_envs.training import cli; cli.snack_demo(['--games', '1'])", cwd=tmp_path)

@@ -19,6 +19,11 @@ that exists is refused unless `--force` replaces it.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_average  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_average())
+
 from pathlib import Path
 
 from snack_envs.checkpoints import CheckpointError, load_model, read_metadata, save_checkpoint
@@ -84,6 +89,3 @@ def main(argv=None) -> None:
     path = average(args.out, args.checkpoints, args.timesteps, args.wall_time_s, args.note)
     print(f"averaged {len(args.checkpoints)} checkpoints into {path}")
 
-
-if __name__ == "__main__":
-    main()

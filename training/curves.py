@@ -26,6 +26,11 @@ the mean score. The docs show them (docs/learning-curves.md).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_curves  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_curves())
+
 import csv
 import io
 import json
@@ -213,6 +218,3 @@ def main(argv=None) -> None:
         write_json_atomic(meta_path, dict(json.loads(meta_path.read_text()), curve_note=args.note))
         print("wrote", meta_path)
 
-
-if __name__ == "__main__":
-    main()

@@ -5,6 +5,11 @@
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_demo  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_demo())
+
 from snack_envs import specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.rollout import play as play_episode
@@ -53,6 +58,3 @@ def main(argv=None) -> None:
         share = "  ".join(f"{a}: {w / args.games:.2f}" for a, w in r["wins"].items())
         print(f"{name:22s} {args.games:6d} {r['steps'] / args.games:11.1f} {r['truncated']:9d}  {share}")
 
-
-if __name__ == "__main__":
-    main()

@@ -27,6 +27,11 @@ table gives its mean score with a 95% interval and the rulebook's ranks
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_eval  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_eval())
+
 import csv
 import itertools
 import json
@@ -307,6 +312,3 @@ def main(argv=None) -> None:
         lineup = [agents[args.agents[s % 2]] for s in range(args.num_players)]
         print("wrote", record_game(args.env, lineup, args.seed, args.replay, num_players=args.num_players))
 
-
-if __name__ == "__main__":
-    main()

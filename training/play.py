@@ -11,6 +11,11 @@ to PATH when it ends: a GIF for a .gif path (needs Pillow), an MP4 for a .mp4 pa
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_play  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_play())
+
 from typing import Callable
 
 import numpy as np
@@ -126,6 +131,3 @@ def main(argv=None) -> None:
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
 
-
-if __name__ == "__main__":
-    main()

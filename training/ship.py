@@ -37,6 +37,11 @@ prints the figures and writes nothing.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_ship  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_ship())
+
 import importlib.util
 import json
 import math
@@ -476,6 +481,3 @@ def main(argv=None) -> None:
     if not args.dry_run and args.out.is_dir():
         print("wrote", write_readme(args.out))
 
-
-if __name__ == "__main__":
-    main()

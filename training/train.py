@@ -18,6 +18,11 @@ folder by the sb3 backend (training/recipe.py).
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # python -m: enter as the console script does, before the imports below,
+    from snack_envs.training.cli import snack_train  # so that a missing extra is one line, not a traceback
+
+    raise SystemExit(snack_train())
+
 from pathlib import Path
 
 from snack_envs.core.game import ConfigError
@@ -79,6 +84,3 @@ def main(argv=None) -> None:
               f"{r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
               f" {r['hero_mean_score_ci95'][0]:12.2f} vs {r['villain_mean_score_ci95'][0]:.2f}")
 
-
-if __name__ == "__main__":
-    main()
