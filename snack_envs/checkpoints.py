@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import tempfile
+import zipfile
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -25,6 +26,7 @@ from typing import IO, Any, Callable
 import numpy as np
 
 from snack_envs import extras, specs
+from snack_envs.core.game import ConfigError
 
 FORMAT = "snack-envs-checkpoint/1"
 RLLIB_RUN_FORMAT = "snack-envs-rllib-checkpoint/1"  # what `snack-train --backend rllib` writes beside <run>/final
@@ -76,7 +78,10 @@ def write_atomic(path: Path, write: Callable[[IO], Any], mode: str = "w") -> Non
     (0666 less the umask), not the temporary file's 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:  # named after `path`, not the temporary file the user never asked for
+        raise type(error)(error.errno, error.strerror, str(path)) from None
     try:
         with os.fdopen(fd, mode) as f:
             write(f)
@@ -109,9 +114,11 @@ def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dic
         raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file" if Path(path).exists()
                               else f"no checkpoint at {path}")
     try:
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise CheckpointError(f"{meta_path}, line {error.lineno}: the metadata is not valid JSON ({error.msg})") from None
+    except UnicodeDecodeError as error:
+        raise CheckpointError(f"{meta_path}: the metadata is not UTF-8 text (byte {error.start}): not JSON") from None
     if not isinstance(meta, dict) or meta.get("format") not in formats:
         found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise CheckpointError(f"{meta_path}: unknown checkpoint format {found!r}, expected "
@@ -155,13 +162,25 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
         supported = f"num_players={counts[0]} only" if len(counts) == 1 else f"num_players in {counts} only"
         raise CheckpointError(f"checkpoint supports {supported} (it was trained for {'/'.join(map(str, counts))}-player "
                               f"{trained_on}), not num_players={num_players}")
-    facts = env_facts(trained_on, players, meta.get("env_options"))
+    options = meta.get("env_options")
+    if options is not None and not isinstance(options, dict):
+        raise CheckpointError(f"the checkpoint's env_options {options!r} is not a mapping of option names to values")
+    facts = _env_facts(trained_on, players, options)
     for key in FACTS:
         if meta[key] != facts[key]:
             raise CheckpointError(f"checkpoint {key} is {meta[key]!r} but {trained_on} here has {facts[key]!r}")
     if num_players is not None and num_players != players:
-        facts = env_facts(trained_on, num_players, meta.get("env_options"))
+        facts = _env_facts(trained_on, num_players, options)
     return facts
+
+
+def _env_facts(trained_on: str, num_players: int, options: dict | None) -> dict[str, Any]:
+    """`env_facts`, a player count or option that the env refuses being a CheckpointError (the metadata's fault)."""
+    try:
+        return env_facts(trained_on, num_players, options)
+    except ConfigError as error:
+        raise CheckpointError(f"{trained_on} here refuses the checkpoint's num_players={num_players!r} or "
+                              f"env_options {options!r}: {error}") from None
 
 
 def check_network(observation_size: int | None, num_actions: int | None, facts: dict[str, Any]) -> None:
@@ -262,6 +281,7 @@ def load_model(path: str | Path):
         import torch
         from sb3_contrib import MaskablePPO
 
+    check_archive(path)
     saved = random.getstate(), np.random.get_state(), torch.get_rng_state()
     try:
         return MaskablePPO.load(path, device="cpu")
@@ -269,6 +289,20 @@ def load_model(path: str | Path):
         random.setstate(saved[0])
         np.random.set_state(saved[1])
         torch.set_rng_state(saved[2])
+
+
+def check_archive(path: str | Path) -> None:
+    """Refuse, with a CheckpointError naming `path`, a file that is no Stable-Baselines3 save: not a zip
+    (another kind of file, or one cut short), or a zip without SB3's `data` entry. SB3 itself would raise a
+    ValueError or an AssertionError that names neither the file nor the problem."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except zipfile.BadZipFile:
+        raise CheckpointError(f"{path} is not a checkpoint: not a zip file (another kind of file, or one "
+                              "damaged or cut short)") from None
+    if "data" not in names:
+        raise CheckpointError(f"{path} is not a checkpoint: a zip file without Stable-Baselines3's 'data' entry")
 
 
 @lru_cache(maxsize=32)
