@@ -74,6 +74,8 @@ def yaml_load(text: str, source: str) -> Any:
     """Parse YAML text; malformed YAML is a ConfigError naming `source` and the line."""
     try:
         return yaml.load(text, Loader=_Loader)
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise ConfigError(f"{source}: malformed YAML: collections nested too deeply") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{source}, line {mark.line + 1}, column {mark.column + 1}" if mark is not None else source
@@ -334,6 +336,9 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
     that names it, else to the working directory), else a shipped config of that name ("base",
     "snack_wars.yaml"). A ConfigError listing where it looked when there is none."""
     name = Path(name).expanduser()
+    if not name.name:  # ".", "/": a folder, no file name to look for
+        raise ConfigError(f"config {str(name)!r} is a folder: give a YAML file, or the name of a shipped config "
+                          f"({sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))})")
     given = name if beside is None or name.is_absolute() else beside / name
     candidates = [given] if given.suffix else [given.with_name(given.name + ".yaml"), given]
     candidates.append(CONFIG_DIR / (name.name if name.suffix else name.name + ".yaml"))
@@ -376,8 +381,10 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     path = find_config(path) if path else DEFAULT_CONFIG
     chain, seen = [], set()
     while path is not None:
-        if path.resolve() in seen or len(chain) > 10:
+        if path.resolve() in seen:
             raise ConfigError(f"config 'extends' chain loops back to {path}")
+        if len(chain) > 10:
+            raise ConfigError(f"config 'extends' chain is longer than 11 files (at {path})")
         seen.add(path.resolve())
         data = read_yaml(path)
         chain.append(data)
@@ -427,7 +434,7 @@ def _leaves(config: dict, prefix: tuple = ()) -> list[tuple]:
     """The key paths of a (partial) config's values, as `merge` sets them (`env.options` whole)."""
     out = []
     for key, value in config.items():
-        if isinstance(value, dict) and value and key != "options":
+        if isinstance(value, dict) and key != "options":  # an empty mapping sets nothing (merge keeps what is there)
             out += _leaves(value, prefix + (key,))
         else:
             out.append(prefix + (key,))

@@ -1,0 +1,366 @@
+"""Edges of training/config.py that a mutation probe found no test for: the value checks of each kind of
+setting (booleans are not numbers, lists must be lists, the largest seed and player count), optional and
+required strings, malformed YAML, `extends` chains, `--set` parsing, a recipe's stages and overrides, the
+checks of policies and of init_from's network, and a run's config.json. Each bad input must be a
+ConfigError that names the key, never a traceback nor a value let through."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from snack_envs.core.game import ConfigError
+from snack_envs.training.config import check_config, load_config, load_run_config, stage_configs, validate
+from tests.helpers import CHECKPOINTS
+
+
+def refused(overrides: list[str], message: str, path=None) -> None:
+    """load_config(path, overrides) raises a ConfigError whose text holds `message`."""
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(path, overrides)
+
+
+def recipe(tmp_path: Path, stage: str) -> Path:
+    """A two-stage recipe over quickstart whose second stage is `stage` (YAML flow mapping)."""
+    path = tmp_path / "recipe.yaml"
+    path.write_text(f"extends: quickstart\nstages:\n  - {{}}\n  - {stage}\n")
+    return path
+
+
+def recipe_of(tmp_path: Path, *stages: str) -> Path:
+    """A recipe over quickstart of the given stages (YAML flow mappings)."""
+    path = tmp_path / "stages.yaml"
+    path.write_text("extends: quickstart\nstages:\n" + "".join(f"  - {stage}\n" for stage in stages))
+    return path
+
+
+# --- numbers: booleans are not numbers -------------------------------------------------------------------
+@pytest.mark.parametrize("override, message", [
+    ("seed=true", "seed=True must be an integer"),
+    ("algo.gamma=false", "algo.gamma=False must be a number"),
+])
+def test_a_boolean_is_not_a_number(override, message):
+    refused([override], message)
+
+
+# --- strings: optional ones take null, required ones do not, neither takes another type -------------------
+@pytest.mark.parametrize("override, message", [
+    ("output_dir=null", "output_dir=None must be of type str"),
+    ("env.name=null", "env.name=None must be of type str"),
+    ("init_from=5", "init_from=5 must be of type str"),
+    ("extends=5", "extends=5 must be of type str"),
+])
+def test_a_string_setting_refuses_another_type_and_only_an_optional_one_takes_null(override, message):
+    refused([override], message)
+
+
+def test_an_optional_string_setting_takes_null():
+    assert load_config(None, ["init_from=null"])["init_from"] is None
+
+
+# --- lists of positive integers ----------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["64", "[]", "[true]", "[a]", "[0]", "{64: 1}"])
+def test_net_arch_must_be_a_non_empty_list_of_positive_integers(value):
+    refused([f"algo.net_arch={value}"], "must be a non-empty list of positive integers")
+
+
+# --- sections: a section of the schema must be a mapping -------------------------------------------------------
+@pytest.mark.parametrize("override, message", [
+    ("algo=5", "algo must be a mapping, got 5"),
+    ("algo.grid=[1]", "algo.grid must be a mapping, got [1]"),
+    ("stages=[{}, {algo: 3}]", "stages[1].algo must be a mapping, got 3"),
+])
+def test_a_section_given_as_a_plain_value_is_refused_naming_it(override, message):
+    refused([override], message)
+
+
+def test_validate_names_the_whole_config_when_it_is_not_a_mapping():
+    with pytest.raises(ConfigError, match=re.escape("config must be a mapping, got 5")):
+        validate(5)
+
+
+# --- merging: env.options is replaced whole, by a child config and by --set ------------------------------------
+def test_game_options_are_replaced_whole_not_merged(tmp_path):
+    parent = tmp_path / "parent.yaml"
+    parent.write_text("env:\n  options: {suns_per_fence: 3}\n")
+    child = tmp_path / "child.yaml"
+    child.write_text("extends: parent\nenv:\n  options: {max_steps: 100}\n")
+    assert load_config(parent)["env"]["options"] == {"suns_per_fence": 3}
+    assert load_config(child)["env"]["options"] == {"max_steps": 100}
+    assert load_config(parent, ["env.options={max_steps: 50}"])["env"]["options"] == {"max_steps": 50}
+
+
+# --- lists of strings: eval.opponents -------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["random", "[1]", "[random, 2]"])
+def test_eval_opponents_must_be_a_list_of_strings(value):
+    refused([f"eval.opponents={value}"], "must be a list of strings")
+
+
+# --- stages: a non-empty list of mappings, none setting a key of the whole recipe --------------------------------
+@pytest.mark.parametrize("value", ["5", "[]", "[1]", "[{}, 2]", "{a: 1}"])
+def test_stages_must_be_a_non_empty_list_of_mappings(value):
+    refused([f"stages={value}"], "stages must be a non-empty list of mappings, one partial config per stage")
+
+
+@pytest.mark.parametrize("key", ["output_dir: x", "extends: base", "stages: [{}]"])
+def test_a_stage_may_not_set_a_key_of_the_whole_recipe(tmp_path, key):
+    top = key.split(":")[0]
+    refused([], f"stages[1].{top}: {top} is the whole recipe's, set at the top of the config, not in a stage",
+            recipe(tmp_path, f"{{{key}}}"))
+
+
+# --- a select stage's seeds ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("seeds", ["5", "[]", "[true]", "[a]", "[1.5]", "[-1]", "[2147483648]"])
+def test_a_select_stages_seeds_must_be_a_non_empty_list_of_seeds(tmp_path, seeds):
+    path = recipe(tmp_path, f"{{select: {{seeds: {seeds}}}}}")
+    refused([], "stages[1].select.seeds=", path)
+    refused([], "must be a non-empty list of seeds (integers from 0 to 2**31 - 1)", path)
+
+
+def test_a_select_stage_takes_the_largest_seed(tmp_path):
+    path = recipe(tmp_path, "{select: {stage: 1, at: [100], against: random, players: [2], games: 2, seeds: [0, 2147483647]}}")
+    path.write_text(path.read_text().replace("  - {}\n", "  - {timesteps: 300}\n"))
+    config = load_config(path)
+    assert config["stages"][1]["select"]["seeds"] == [0, 2**31 - 1]
+
+
+# --- player counts: from 1 to 16 for the schema, then the game's own range ---------------------------------------
+@pytest.mark.parametrize("value, message", [
+    ("17", "env.num_players=17 is out of range [1, 16]"),
+    ("[2, 17]", "env.num_players[1]=17 is out of range [1, 16]"),
+    ("16", "env: snack_rabbits is played by 2 to 4 players, got num_players=16"),
+])
+def test_a_player_count_is_checked_against_the_schemas_range_then_the_games(value, message):
+    refused([f"env.num_players={value}"], message)
+
+
+# --- extends: a loop is named where it closes; a chain of up to 11 files loads -----------------------------------
+def test_an_extends_loop_is_refused_naming_the_file_it_loops_back_to(tmp_path):
+    (tmp_path / "a.yaml").write_text("extends: b\n")
+    (tmp_path / "b.yaml").write_text("extends: a\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(tmp_path / "a.yaml")
+    assert str(error.value) == f"config 'extends' chain loops back to {tmp_path / 'a.yaml'}"
+
+
+def chain(folder: Path, files: int) -> Path:
+    """`files` configs of one's own in `folder`, c0 extending c1 ... extending the shipped base; c0."""
+    folder.mkdir()
+    for i in range(files):
+        (folder / f"c{i}.yaml").write_text((f"extends: c{i + 1}\n" if i < files - 1 else "") + f"seed: {i}\n")
+    return folder / "c0.yaml"
+
+
+def test_an_extends_chain_of_eleven_files_loads_and_a_longer_one_is_refused_as_too_long_not_as_a_loop(tmp_path):
+    assert load_config(chain(tmp_path / "ten", 10))["seed"] == 0  # ten of one's own over the shipped base
+    with pytest.raises(ConfigError) as error:
+        load_config(chain(tmp_path / "eleven", 11))
+    assert str(error.value).startswith("config 'extends' chain is longer than 11 files (at ")
+    assert "loops" not in str(error.value)
+
+
+# --- config files: an empty one is its parent; one that is not text is named -------------------------------------
+def test_an_empty_config_file_is_its_parent(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing set here\n")
+    assert load_config(empty) == load_config("base")
+
+
+def test_a_config_file_that_is_not_text_is_a_config_error_naming_it(tmp_path):
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"seed: \xff\xfe\n")
+    refused([], f"config file {binary} cannot be read: ", binary)
+
+
+# --- --set: the key must be dotted names, none empty -------------------------------------------------------------
+@pytest.mark.parametrize("text", ["=5", " =1", "algo..gamma=1", ".seed=1", "seed.=1"])
+def test_an_override_with_an_empty_key_or_key_part_is_refused(text):
+    refused([text], f"--set {text}: override {text!r} must look like key.sub=value")
+
+
+def test_a_stage_override_on_a_config_without_stages_is_refused():
+    refused(["stages[0].seed=1"], "--set stages[0].seed=1: the config has 0 stages (no stages)")
+
+
+def test_a_stage_override_past_the_last_stage_names_the_stages_there_are(tmp_path):
+    refused(["stages[2].seed=1"], "--set stages[2].seed=1: the config has 2 stages (stages[0] to stages[1])",
+            recipe(tmp_path, "{}"))
+    refused(["stages=[{}]", "stages[1].seed=1"], "--set stages[1].seed=1: the config has 1 stage (stages[0] to stages[0])")
+
+
+def test_a_shared_override_of_a_key_one_stage_sets_is_refused_naming_it(tmp_path):
+    refused(["timesteps=5"], "--set timesteps=5: stages[0] sets timesteps itself, so this would not change it: set it "
+                             "for one stage with --set stages[0].timesteps=...", recipe_of(tmp_path, "{timesteps: 1000}", "{}"))
+
+
+def test_a_shared_override_of_a_key_several_stages_set_is_refused_naming_them(tmp_path):
+    refused(["timesteps=5"], "--set timesteps=5: stages[0], stages[1] set timesteps itself, so this would not change "
+                             "them: set it for one stage with --set stages[0].timesteps=...",
+            recipe_of(tmp_path, "{timesteps: 1000}", "{timesteps: 2000}"))
+
+
+def test_a_shared_override_of_game_options_is_refused_when_a_stage_sets_its_own(tmp_path):
+    refused(["env.options={suns_per_fence: 3}"], "stages[1] sets env.options itself",
+            recipe_of(tmp_path, "{}", "{env: {options: {max_steps: 50}}}"))
+
+
+def test_a_stage_with_an_empty_section_sets_nothing_so_a_shared_override_reaches_it(tmp_path):
+    config = load_config(recipe_of(tmp_path, "{}", "{algo: {}}"), ["algo.gamma=0.9"])
+    assert [stage["algo"]["gamma"] for stage in stage_configs(config)] == [0.9, 0.9]
+
+
+def test_an_average_of_the_first_two_stages_loads_and_one_naming_a_stage_twice_is_refused(tmp_path):
+    assert load_config(recipe_of(tmp_path, "{}", "{}", "{average: [1, 2]}"))["stages"][2] == {"average": [1, 2]}
+    refused([], "stages[2] (stage 3): average=[1, 1, 2] must name two or more distinct earlier stages (1 to 2)",
+            recipe_of(tmp_path, "{}", "{}", "{average: [1, 1, 2]}"))
+
+
+SELECT = "{select: {stage: %d, at: [500], against: random, players: [2], games: 2, seeds: [0]}}"
+
+
+@pytest.mark.parametrize("first, second, picked", [(300, 1000, 2), (1000, 300, 1)])
+def test_a_select_stage_is_checked_against_the_stage_it_names_not_another(tmp_path, first, second, picked):
+    """select.at=[500] lies within the stage it picks from (1000 steps), not within the other one (300)."""
+    path = recipe_of(tmp_path, f"{{timesteps: {first}}}", f"{{timesteps: {second}}}", SELECT % picked)
+    assert load_config(path)["stages"][2]["select"]["stage"] == picked
+
+
+def test_a_select_stage_runs_with_the_config_of_the_stage_it_picks_from(tmp_path):
+    path = recipe_of(tmp_path, "{timesteps: 300, env: {num_players: [2, 3]}}", "{timesteps: 400}",
+                     "{select: {stage: 1, at: [100], against: random, players: [3], games: 2, seeds: [0]}}")
+    first, _, picked = stage_configs(load_config(path))
+    assert (picked["timesteps"], picked["env"]["num_players"]) == (300, [2, 3])
+    assert first["keep_at"] == [100] and "keep_at" not in picked  # stage 1 keeps the checkpoint the pick plays
+
+
+def test_an_override_splits_at_its_first_equals_sign_only():
+    assert load_config(None, ["output_dir=runs/lr=1e-4"])["output_dir"] == "runs/lr=1e-4"
+
+
+# --- whole-config checks: what is missing, a grid network on a game without a grid ------------------------------
+def test_a_config_missing_keys_names_each_by_its_full_path(tmp_path):
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("extends: null\nenv: {name: snack_rabbits_v0}\nalgo: {gamma: 0.9}\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(bare)
+    assert str(error.value) == (
+        "config is missing ['env.num_players', 'env.reward', 'seed', 'timesteps', 'n_envs', 'vec_env', 'torch_threads', "
+        "'algo.learning_rate', 'algo.n_steps', 'algo.batch_size', 'algo.n_epochs', 'algo.gae_lambda', 'algo.ent_coef', "
+        "'algo.clip_range', 'algo.net_arch', 'opponents', 'eval', 'output_dir', 'imitation']")
+
+
+def test_a_grid_network_on_a_game_without_a_grid_is_refused():
+    refused(["algo.policy=grid"], "algo.policy=grid needs a game played on a grid; snack_rabbits_v0 has none (use mlp)")
+
+
+def test_a_game_option_that_repeats_a_setting_of_env_is_refused_naming_env_options():
+    refused(["env.options={num_players: 3}"], "env.options={'num_players': 3}: ")
+    refused(["env.options={num_players: 3}"], "got multiple values for keyword argument 'num_players'")
+
+
+# --- policies named in eval.opponents ---------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["mine.zip", "runs/nowhere"])
+def test_an_opponent_that_looks_like_a_checkpoint_path_is_looked_for_not_called_no_policy(spec):
+    refused([f"eval.opponents=[{spec}]"], f"eval.opponents[0]={spec!r}: no checkpoint at {spec}")
+
+
+def test_an_opponent_named_by_a_file_in_the_current_folder_is_read_as_a_checkpoint(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("notes").write_text("not a checkpoint\n")
+    refused(["eval.opponents=[notes]"], "eval.opponents[0]='notes': notes: notes.json is missing")
+
+
+def test_the_heuristic_the_opponents_draw_is_built_even_when_eval_leaves_it_out():
+    config = load_config(None, ["eval.opponents=[random]"])
+    assert config["eval"]["opponents"] == ["random"] and config["opponents"]["heuristic"] > 0
+
+
+def test_the_heuristic_the_opponents_draw_is_checked_on_load_only_when_they_draw_it(monkeypatch):
+    import snack_envs.agents as agents
+
+    real = agents.make_policy
+
+    def make_policy(spec, *args, **kwargs):
+        if spec == "heuristic":
+            raise ValueError("no heuristic for this game")
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(agents, "make_policy", make_policy)
+    refused(["eval.opponents=[random]"], "opponents.heuristic: no heuristic for this game")
+    config = load_config(None, ["eval.opponents=[random]", "opponents.heuristic=0"])  # never drawn: never built
+    assert config["opponents"]["heuristic"] == 0
+
+
+# --- init_from: the checkpoint's network must be the config's -------------------------------------------------
+TIME = CHECKPOINTS / "snack_time_v0.zip"  # a grid network of the default size, net_arch [256, 256]
+RABBITS = CHECKPOINTS / "snack_rabbits_v0.zip"  # an mlp, net_arch [256, 256]
+
+
+def test_init_from_a_grid_checkpoint_is_refused_for_an_mlp_of_the_same_net_arch():
+    refused([f"init_from={TIME}", "algo.policy=mlp", "algo.net_arch=[256, 256]"],
+            "its network (policy grid, net_arch [256, 256]) is not algo.policy=mlp, algo.net_arch=[256, 256]", "snack_time")
+
+
+def test_init_from_a_grid_checkpoint_ignores_net_arch_and_checks_the_grids_size():
+    assert load_config("snack_time", [f"init_from={TIME}", "algo.net_arch=[16]"])["algo"]["net_arch"] == [16]
+    assert load_config("snack_time", [f"init_from={TIME}"])["init_from"] == str(TIME)
+    refused([f"init_from={TIME}", "algo.grid.channels=16"],
+            "its grid network ({'channels': 32, 'dilations': [1, 2]}) is not algo.grid={'channels': 16, 'dilations': [1, 2]}",
+            "snack_time")
+
+
+def test_init_from_an_mlp_checkpoint_ignores_the_grid_size():
+    assert load_config("snack_rabbits", [f"init_from={RABBITS}", "algo.grid.channels=16"])["algo"]["grid"]["channels"] == 16
+
+
+def test_init_from_a_checkpoint_whose_metadata_has_no_config_skips_the_network_check(tmp_path):
+    shutil.copy(RABBITS, tmp_path / "old.zip")
+    meta = json.loads(RABBITS.with_suffix(".json").read_text())
+    del meta["config"]
+    (tmp_path / "old.json").write_text(json.dumps(meta))
+    assert load_config("snack_rabbits", [f"init_from={tmp_path / 'old.zip'}", "algo.net_arch=[16]"])["algo"]["net_arch"] == [16]
+
+
+# --- a run's config.json, checked when it is resumed -------------------------------------------------------------
+def test_a_folder_without_a_config_json_holds_no_run(tmp_path):
+    message = f"{tmp_path} holds no training run ({tmp_path / 'config.json'} does not exist)"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_run_config(tmp_path)
+
+
+def test_a_runs_config_json_that_is_not_a_mapping_is_refused_naming_the_file(tmp_path):
+    (tmp_path / "config.json").write_text("[1, 2]")
+    with pytest.raises(ConfigError) as error:
+        load_run_config(tmp_path)
+    assert str(error.value) == f"{tmp_path / 'config.json'}: a config must be a mapping of keys to values, not list"
+
+
+def test_a_resumed_run_needs_its_init_from_checkpoint_no_longer_but_a_fresh_load_does(tmp_path):
+    config = load_config("quickstart")
+    config["init_from"] = str(tmp_path / "gone.zip")
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    assert load_run_config(tmp_path)["init_from"] == str(tmp_path / "gone.zip")
+    with pytest.raises(ConfigError, match=re.escape(f"init_from={str(tmp_path / 'gone.zip')!r}: no checkpoint at")):
+        check_config(config)
+
+
+# --- malformed YAML --------------------------------------------------------------------------------------------
+def test_malformed_yaml_is_named_in_one_line_without_the_parsers_own_location(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: 1\ntimesteps: 5: 6\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(bad)
+    assert str(error.value) == f"{bad}, line 2, column 13: malformed YAML: mapping values are not allowed here"
+
+
+def test_yaml_with_a_control_character_is_a_config_error_naming_the_character(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seed: \x07\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(bad)
+    message = str(error.value)
+    assert message.startswith(f"{bad}: malformed YAML: unacceptable character #x0007") and "\n" not in message
