@@ -24,10 +24,11 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 
     raise SystemExit(snack_average())
 
+import math
 from pathlib import Path
 
 from snack_envs.checkpoints import CheckpointError, load_model, read_metadata, save_checkpoint
-from snack_envs.training.cli import ArgumentParser, command, nonnegative_int
+from snack_envs.training.cli import ArgumentParser, command, nonempty_path, nonnegative_int
 
 SAME = ("env_name", "env_version", "num_players", "observation_size", "num_actions", "env_options")
 
@@ -74,15 +75,17 @@ def average(out: Path, paths: list[Path], timesteps: int, wall_time_s: float, no
 @command("snack-average")
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-average", description=__doc__.split("\n")[0])
-    parser.add_argument("out", type=Path)
-    parser.add_argument("checkpoints", type=Path, nargs="+")
+    parser.add_argument("out", type=nonempty_path)
+    parser.add_argument("checkpoints", type=nonempty_path, nargs="+")
     parser.add_argument("--timesteps", type=nonnegative_int, required=True, help="timesteps of the whole lineage")
     parser.add_argument("--wall-time-s", type=float, required=True, help="training wall time of the whole lineage")
     parser.add_argument("--note", default="", help="how the ingredients were trained, for the metadata")
     parser.add_argument("--force", action="store_true", help="replace OUT (and its metadata) where it exists")
     args = parser.parse_args(argv)
-    if not args.wall_time_s >= 0:
-        parser.error(f"--wall-time-s must be 0 or more, got {args.wall_time_s}")
+    if not 0 <= args.wall_time_s < math.inf:  # inf would be written to the metadata as Infinity, which is no JSON
+        parser.error(f"--wall-time-s must be a number of seconds, 0 or more, got {args.wall_time_s}")
+    if not args.out.name:
+        parser.error(f"OUT {args.out} names no file: give the averaged checkpoint's path, e.g. checkpoints/<name>.zip")
     taken = [p for p in (args.out.with_suffix(".zip"), args.out.with_suffix(".json")) if p.exists()]
     if taken and not args.force:
         parser.error(f"{taken[0]} exists: give another OUT, or --force to replace it")

@@ -25,6 +25,7 @@ import argparse
 import functools
 import importlib
 import sys
+from pathlib import Path
 from typing import Callable, NoReturn
 
 from snack_envs import extras, specs
@@ -153,6 +154,14 @@ def int_at_least(low: int):
 
 
 positive_int, nonnegative_int = int_at_least(1), int_at_least(0)
+
+
+def nonempty_path(text: str) -> Path:
+    """An argparse type: a path; an empty one (`--run-dir "$DIR"` with DIR unset) is refused, not read as
+    the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give a file or folder (\".\" for the current folder)")
+    return Path(text)
 
 
 def env_name(text: str) -> str:

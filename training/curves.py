@@ -38,7 +38,8 @@ import re
 from pathlib import Path
 
 from snack_envs.checkpoints import write_atomic, write_json_atomic
-from snack_envs.training.cli import ArgumentParser, command
+from snack_envs.core.game import ConfigError
+from snack_envs.training.cli import ArgumentParser, UsageError, command, nonempty_path
 from snack_envs.training.outcomes import eval_figures
 
 COLUMNS = ["timesteps", "stage", "stage_timesteps", "opponent", "num_players", "even_share", "win_rate",
@@ -62,21 +63,53 @@ def run_folders(run_dir: str | Path) -> list[Path]:
     return stages or [run_dir]
 
 
+def _json(path: Path, needs: tuple[str, ...] = ()) -> dict:
+    """A run's JSON file, a mapping with the keys `needs`; else a ConfigError naming the file (one edited or damaged)."""
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} is not a run's file: a mapping expected, not {type(data).__name__}")
+    missing = [key for key in needs if key not in data]
+    if missing:
+        raise ConfigError(f"{path} is not a run's file: it lacks {missing}")
+    return data
+
+
 def _meta(folder: Path) -> dict | None:
     for name in ("final.json", "latest.json"):
         if (folder / name).is_file():
-            return json.loads((folder / name).read_text())
+            return _json(folder / name, ("timesteps",))
     return None
+
+
+def _env(folder: Path) -> dict:
+    """The `env` of the run in `folder`'s config.json (a ConfigError if it has none)."""
+    env = _json(folder / "config.json", ("env",))["env"]
+    if not isinstance(env, dict) or "num_players" not in env:
+        raise ConfigError(f"{folder / 'config.json'} is not a run's config: its env lacks num_players")
+    return env
 
 
 def _counts(folder: Path, meta: dict | None) -> list[int]:
     """The player counts the run in `folder` played (its config.json, else its metadata)."""
     if (folder / "config.json").is_file():
-        n = json.loads((folder / "config.json").read_text())["env"]["num_players"]
+        n = _env(folder)["num_players"]
         return list(n) if isinstance(n, list) else [n]
     if meta:
         return list(meta.get("player_counts") or [meta["num_players"]])
-    raise FileNotFoundError(f"{folder} has no config.json: no run there")
+    raise FileNotFoundError(2, "no training run there (no config.json, final.json or latest.json)", str(folder))
+
+
+def run_env_name(run_dir: str | Path) -> str | None:
+    """The env the run in `run_dir` trained (a recipe's: its last stage's): from its config.json, else its
+    metadata; None where neither says."""
+    folder = run_folders(run_dir)[-1]
+    if (folder / "config.json").is_file():
+        return _env(folder).get("name")
+    meta = _meta(folder)
+    return meta.get("env_name") if meta else None
 
 
 def _opponent(key: str, counts: list[int]) -> tuple[str, int]:
@@ -113,11 +146,16 @@ def read_curve(run_dir: str | Path) -> list[dict]:
         last = 0
         if (folder / "eval.csv").is_file():
             with (folder / "eval.csv").open(newline="") as f:
-                for r in csv.DictReader(f):
-                    last = int(r["timesteps"])
-                    rows.append(row(last, r["opponent"], r["win_rate"], r["win_rate_ci95_low"], r["win_rate_ci95_high"],
-                                    r["mean_score"], r.get("unfinished") or 0, "periodic"))
-        final = json.loads((folder / "final.json").read_text()) if (folder / "final.json").is_file() else None
+                reader = csv.DictReader(f)
+                for r in reader:
+                    try:
+                        last = int(r["timesteps"])
+                        rows.append(row(last, r["opponent"], r["win_rate"], r["win_rate_ci95_low"], r["win_rate_ci95_high"],
+                                        r["mean_score"], r.get("unfinished") or 0, "periodic"))
+                    except (KeyError, TypeError, ValueError) as error:  # a column missing, or a cell no number
+                        raise ConfigError(f"{folder / 'eval.csv'}, line {reader.line_num}: not a row of a run's "
+                                          f"evaluations ({type(error).__name__}: {error})") from None
+        final = _meta(folder) if (folder / "final.json").is_file() else None
         if final:
             last = final["timesteps"]
             for key, r in final.get("evaluation", {}).items():
@@ -202,16 +240,23 @@ def export_curve(run_dir: str | Path, checkpoint_path: str | Path) -> tuple[Path
 @command("snack-curves")
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-curves", description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path, help="the run folder (a recipe's: the folder holding stage1/, stage2/, ...)")
-    parser.add_argument("checkpoint", type=Path, help="the checkpoint (.zip) the curve goes beside, e.g. checkpoints/<name>.zip")
+    parser.add_argument("run", type=nonempty_path, help="the run folder (a recipe's: the folder holding stage1/, stage2/, ...)")
+    parser.add_argument("checkpoint", type=nonempty_path, help="the checkpoint (.zip) the curve goes beside, e.g. checkpoints/<name>.zip")
     parser.add_argument("--note", default="", help="which run the curve is of, where it is not the checkpoint's own run: "
                                                    "stored as the metadata's curve_note and shown under the curve in the docs")
     args = parser.parse_args(argv)
     if not args.run.is_dir():
         raise FileNotFoundError(2, "no run folder", str(args.run))
+    if not args.checkpoint.name:
+        parser.error(f"checkpoint {args.checkpoint} names no file: give the checkpoint's path, e.g. checkpoints/<name>.zip")
     meta_path = args.checkpoint.with_suffix(".json")
     if args.note and not meta_path.is_file():
         parser.error(f"--note needs the checkpoint's metadata, and {meta_path} is not there")
+    if meta_path.is_file():  # a checkpoint's curve is drawn from a run of its game, never over it from another's
+        trained, ran = _json(meta_path).get("env_name"), run_env_name(args.run)
+        if trained and ran and trained != ran:
+            raise UsageError(f"{args.run} is a run of {ran}, but {args.checkpoint} is a checkpoint of {trained}: "
+                             f"its curve is drawn from a run of {trained}")
     for path in export_curve(args.run, args.checkpoint):
         print("wrote", path)
     if args.note:

@@ -47,7 +47,7 @@ from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegati
 from snack_envs.training.arena import solo
 from snack_envs.training.outcomes import Z95, match_result, mean_interval, wilson_interval  # noqa: F401 (re-exported)
 from snack_envs.training.ratings import display_names, fit_ratings
-from snack_envs.training.replay import Replay
+from snack_envs.training.replay import Replay, check_path
 
 def play_game(env_name: str, policies: list[Policy], seed: int, watch: Watcher | None = None, **env_kwargs) -> dict:
     """One game with `policies[seat]` in each seat (seat 0 starts, seats not shuffled), played by
@@ -290,6 +290,10 @@ def main(argv=None) -> None:
     solo = args.num_players == 1
     if len(agents) < 2 and not solo:
         parser.error("give at least two distinct agents")
+    if args.replay is not None:  # the outputs are checked before the games, not after them
+        check_path(args.replay)
+    if args.out is not None:  # made now, so that a path that cannot be a folder fails first
+        args.out.mkdir(parents=True, exist_ok=True)
     try:
         from tqdm import tqdm
 

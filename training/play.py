@@ -102,6 +102,9 @@ def play(env_name: str, opponents: list[str], num_players: int = 2, seat: int = 
     except Quit:
         save()
         return None
+    except (EOFError, KeyboardInterrupt):  # the input closed (Ctrl-D) or Ctrl-C: a quit too, so the game is written
+        save()
+        raise
     say(raw.render(viewer=None))
     save()
     if not result["finished"]:

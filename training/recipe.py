@@ -98,6 +98,17 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
                 print(f"stage {k}/{len(stages)}: resuming {stage_dir}", flush=True)
                 train_stage(own, stage_dir, resume=True, resume_dir=run_dir)
             else:
+                recorded = info.get("stages")
+                if resume and isinstance(recorded, int) and k <= recorded and (run_dir / "final.zip").is_file():
+                    # The recipe finished this stage once (its final.zip is published): the stage's folder is gone
+                    # or damaged, and training it again would replace the recipe's final checkpoint.
+                    raise ConfigError(f"{run_dir} is a finished recipe ({run_dir / 'final.zip'}), but {stage_dir} holds no "
+                                      f"run (no state.json): resuming would train stage {k} again and replace its "
+                                      f"final.zip; to train the recipe again, train it into another folder")
+                kept = [name for name in ("latest.zip", "final.zip") if (stage_dir / name).exists()]
+                if kept:  # checkpoints with no state.json (deleted or damaged): never removed to start over
+                    raise ConfigError(f"{stage_dir} holds {' and '.join(kept)} but no state.json: it cannot be resumed, "
+                                      f"and starting stage {k} again would delete them; move them away to train it again")
                 if stage_dir.exists():  # stopped before its first checkpoint: nothing in it to keep
                     shutil.rmtree(stage_dir)
                 if k > 1:

@@ -12,14 +12,30 @@ from typing import Sequence
 
 
 PICTURES = (".gif", ".mp4")
+WORK_FILES = (".zip", ".json", ".yaml", ".yml", ".csv")  # checkpoints, their metadata, runs' files, configs, results
+
+
+def check_path(path: str | Path) -> Path:
+    """`path` as the path of a replay to write, checked before the game is played: a UsageError if it is a
+    folder, or an existing file of one's work (a checkpoint, metadata, a config, results) that a replay
+    would write over."""
+    from snack_envs.training.cli import UsageError
+
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"--replay {path} is a folder; give a file for the replay (.gif or .mp4 pictures, else text)")
+    if path.suffix.lower() in WORK_FILES and path.exists():
+        raise UsageError(f"--replay {path} exists and is no replay (a {path.suffix} file: a checkpoint, its metadata, "
+                         f"a config or results); give a new path for the replay (.gif or .mp4 pictures, else text)")
+    return path
 
 
 class Replay:
-    """Collects a game's frames for `path`: `snap(env)` after the reset and every step, then `save()`.
-    `names` label the seats (default: the env's agent names by seat)."""
+    """Collects a game's frames for `path` (`check_path`): `snap(env)` after the reset and every step, then
+    `save()`. `names` label the seats (default: the env's agent names by seat)."""
 
     def __init__(self, path: str | Path, names: Sequence[str] | None = None):
-        self.path = Path(path)
+        self.path = check_path(path)
         self.names = names
         self.pictures = self.path.suffix.lower() in PICTURES  # pictures of the table (GIF or MP4), else text
         self.frames: list = []

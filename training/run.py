@@ -217,6 +217,8 @@ def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "
         meta = json.loads(meta_path.read_text())
     except json.JSONDecodeError as error:
         raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("timesteps"), int):
+        raise ConfigError(f"{meta_path} is not a checkpoint's metadata (no timesteps)")
     if config["timesteps"] > meta["timesteps"]:
         return None
     print(f"{run_dir} is finished: {meta['timesteps']} timesteps, final checkpoint {checkpoint}. To train it on, "

@@ -432,6 +432,10 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="the folder of checkpoints, with its README.md (default: ./checkpoints)")
     args = parser.parse_args(argv)
+    if args.players is not None:  # each count measured once, in order, however often it is named
+        args.players = sorted(set(args.players))
+    if not 0 < args.lookahead_budget < math.inf:  # nan or inf failed only once measuring; 0 or less asked for nothing
+        parser.error(f"--lookahead-budget must be a positive number of seconds, got {args.lookahead_budget}")
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {args.out} is a file; give a folder to publish into")
     paths = args.checkpoints or sorted(args.out.glob("*.zip"))

@@ -23,11 +23,9 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 
     raise SystemExit(snack_train())
 
-from pathlib import Path
-
 from snack_envs.core.game import ConfigError
 from snack_envs.training.backends import rllib, sb3
-from snack_envs.training.cli import ArgumentParser, command
+from snack_envs.training.cli import ArgumentParser, command, nonempty_path
 from snack_envs.training.config import load_config, load_run_config, recipe_name
 from snack_envs.training.outcomes import is_solo
 from snack_envs.training.run import default_run_dir
@@ -36,11 +34,11 @@ from snack_envs.training.run import default_run_dir
 @command("snack-train")
 def main(argv=None) -> None:
     parser = ArgumentParser(prog="snack-train", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", type=Path, default=None, help="YAML config, or the name of a shipped one such as snack_wars (default: quickstart)")
+    parser.add_argument("--config", type=nonempty_path, default=None, help="YAML config, or the name of a shipped one such as snack_wars (default: quickstart)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set algo.learning_rate=1e-4")
-    parser.add_argument("--run-dir", type=Path, default=None, help="where to write the run (default: output_dir/<env>-s<seed>-<time>)")
-    parser.add_argument("--resume", type=Path, default=None, help="continue an interrupted run in this folder")
+    parser.add_argument("--run-dir", type=nonempty_path, default=None, help="where to write the run (default: output_dir/<env>-s<seed>-<time>)")
+    parser.add_argument("--resume", type=nonempty_path, default=None, help="continue an interrupted run in this folder")
     parser.add_argument("--backend", choices=["sb3", "rllib"], default="sb3",
                         help="sb3: MaskablePPO in this process (default); rllib: Ray RLlib multi-agent PPO (training/backends/rllib.py)")
     parser.add_argument("--address", default=None, help="with --backend rllib: the Ray cluster to run on (default: a local Ray)")

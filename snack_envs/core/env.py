@@ -35,6 +35,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed
 
 REWARD_MODES = ("win", "score", "margin")
+MAX_STEPS_LIMIT = 2**63 - 1  # the most max_steps may be: the batched engine (core/batched.py) counts in int64
 
 
 def final_rewards(game: Game, mode: str) -> list[float]:
@@ -90,6 +91,8 @@ class SnackEnvBase:
             max_steps = game_cls.default_max_steps(self.num_players)
         if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
+        if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
+            raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")
         if not isinstance(shuffle_seats, bool):
             raise ConfigError(f"shuffle_seats must be a bool, got {shuffle_seats!r}")
         # Probe the options once, so a bad value fails here and not at reset.

@@ -197,7 +197,7 @@ def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alo
 
 
 def test_players_over_the_folder_measure_the_checkpoints_that_play_them_and_named_ones_are_checked_first(
-        tmp_path, capsys):
+        tmp_path, capsys, monkeypatch):
     out = tmp_path / "published"
     solo_path = copy_checkpoint("snack_time_v0", out, player_counts=[1])
     solo_path.rename(out / "snack_time_v0_solo.zip")
@@ -207,6 +207,13 @@ def test_players_over_the_folder_measure_the_checkpoints_that_play_them_and_name
     printed = capsys.readouterr().out
     assert "snack_time_v0_solo.zip: plays [1] players, none of [3]: left as it is" in printed
     assert f"{wars}, 3 players:" in printed and ", 2 players:" not in printed
+    measured = []
+    real = ship.measure_count
+    monkeypatch.setattr(ship, "measure_count", lambda path, n, *rest: measured.append(n) or real(path, n, *rest))
+    ship.main(["--players", "3", "3", "--games", "4", "--lookahead-games", "2", "--out", str(out), "--dry-run"])
+    assert measured == [3]  # a count named twice is measured once
+    monkeypatch.undo()
+    capsys.readouterr()
     with pytest.raises(SystemExit) as stop:  # named: refused before anything is measured
         ship.main([str(wars), str(out / "snack_time_v0_solo.zip"), "--players", "3", "--games", "4", "--out", str(out)])
     assert stop.value.code == 2

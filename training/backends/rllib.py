@@ -140,7 +140,10 @@ def start_ray(address: str | None, config: dict) -> bool:
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address:
-        ray.init(address=address)
+        try:
+            ray.init(address=address)
+        except (ValueError, ConnectionError) as error:  # a malformed address, or no cluster there
+            raise ConfigError(f"--address {address}: no Ray cluster to connect to ({error})") from None
     else:  # enough logical CPUs for the EnvRunners plus the driver, however many cores there are
         ray.init(num_cpus=max(os.cpu_count() or 1, runners(config)[0] + 1), include_dashboard=False)
     return True

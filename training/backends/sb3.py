@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs.agents import Policy, RandomPolicy, heuristic_policy
-from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_fits, load_policy, read_metadata, save_checkpoint
+from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_archive, check_fits, load_policy, read_metadata, save_checkpoint
 from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 from snack_envs.single_agent import SingleAgentEnv
@@ -210,7 +210,15 @@ def resume_checkpoint(run_dir: Path, missing_ok: bool = False) -> Path | None:
 
     def steps(path: Path) -> int:
         meta = path.with_suffix(".json")
-        return json.loads(meta.read_text()).get("timesteps", -1) if meta.is_file() and path.is_file() else -1
+        if not (meta.is_file() and path.is_file()):
+            return -1
+        try:
+            data = json.loads(meta.read_text())
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"{meta}, line {error.lineno}: not valid JSON: {error.msg}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{meta} is not a checkpoint's metadata: a mapping expected, not {type(data).__name__}")
+        return data.get("timesteps", -1)
 
     latest, final = run_dir / "latest.zip", run_dir / "final.zip"
     if steps(latest) < 0 and steps(final) < 0:
@@ -299,6 +307,7 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
             # The config's scalar settings win over those saved in the model, so a resumed run can be
             # continued with, say, a lower learning rate by editing its config.json (n_steps stays).
             scalars = {k: v for k, v in algo.items() if k != "n_steps"}
+            check_archive(checkpoint)  # a damaged or truncated one is a CheckpointError naming it
             model = MaskablePPO.load(checkpoint, env=vec, device="cpu", tensorboard_log=str(run_dir / "tb"),
                                      custom_objects=scalars)
             model.set_random_seed(seed)  # load seeds torch and the action space from the run's seed again
