@@ -203,3 +203,14 @@ def relabelled_checkpoint(folder: Path, game: str, counts: list[int]) -> Path:
     meta = json.loads((CHECKPOINTS / f"{game}.json").read_text())
     path.with_suffix(".json").write_text(json.dumps(dict(meta, num_players=counts[0], player_counts=counts)))
     return path
+
+
+def run_main(module, argv: list[str], capsys) -> tuple[int | str | None, str, str]:
+    """A command's `module.main(argv)` in this process: its exit code (0 when it returns), stdout and stderr."""
+    try:
+        module.main(argv)
+        code = 0
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err

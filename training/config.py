@@ -494,11 +494,23 @@ def load_run_config(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / "config.json"
     if not path.is_file():
         raise ConfigError(f"{run_dir} holds no training run ({path} does not exist)")
+    return check_config(read_run_json(path, "a run's config"), source=path, resume=True)
+
+
+def read_run_json(path: Path, what: str, needs: tuple[str, ...] = ()) -> dict:
+    """One of a run's JSON files (config.json, state.json, a checkpoint's metadata, ...), which is `what`
+    ("a run's state", ...): a mapping holding the keys `needs`. A file edited or damaged into anything else
+    (not JSON, not a mapping, a key missing) is a ConfigError naming it."""
     try:
-        config = json.loads(path.read_text())
+        data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    return check_config(config, source=path, resume=True)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} is not {what}: a mapping expected, not {type(data).__name__}")
+    missing = [key for key in needs if key not in data]
+    if missing:
+        raise ConfigError(f"{path} is not {what}: it lacks {', '.join(missing)}")
+    return data
 
 
 def check_config(config: dict[str, Any], source: str | Path | None = None, resume: bool = False) -> dict[str, Any]:

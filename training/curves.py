@@ -40,6 +40,7 @@ from pathlib import Path
 from snack_envs.checkpoints import write_atomic, write_json_atomic
 from snack_envs.core.game import ConfigError
 from snack_envs.training.cli import ArgumentParser, UsageError, command, nonempty_path
+from snack_envs.training.config import read_run_json
 from snack_envs.training.outcomes import eval_figures
 
 COLUMNS = ["timesteps", "stage", "stage_timesteps", "opponent", "num_players", "even_share", "win_rate",
@@ -63,30 +64,16 @@ def run_folders(run_dir: str | Path) -> list[Path]:
     return stages or [run_dir]
 
 
-def _json(path: Path, needs: tuple[str, ...] = ()) -> dict:
-    """A run's JSON file, a mapping with the keys `needs`; else a ConfigError naming the file (one edited or damaged)."""
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} is not a run's file: a mapping expected, not {type(data).__name__}")
-    missing = [key for key in needs if key not in data]
-    if missing:
-        raise ConfigError(f"{path} is not a run's file: it lacks {missing}")
-    return data
-
-
 def _meta(folder: Path) -> dict | None:
     for name in ("final.json", "latest.json"):
         if (folder / name).is_file():
-            return _json(folder / name, ("timesteps",))
+            return read_run_json(folder / name, "a checkpoint's metadata", ("timesteps",))
     return None
 
 
 def _env(folder: Path) -> dict:
     """The `env` of the run in `folder`'s config.json (a ConfigError if it has none)."""
-    env = _json(folder / "config.json", ("env",))["env"]
+    env = read_run_json(folder / "config.json", "a run's config", ("env",))["env"]
     if not isinstance(env, dict) or "num_players" not in env:
         raise ConfigError(f"{folder / 'config.json'} is not a run's config: its env lacks num_players")
     return env
@@ -253,7 +240,7 @@ def main(argv=None) -> None:
     if args.note and not meta_path.is_file():
         parser.error(f"--note needs the checkpoint's metadata, and {meta_path} is not there")
     if meta_path.is_file():  # a checkpoint's curve is drawn from a run of its game, never over it from another's
-        trained, ran = _json(meta_path).get("env_name"), run_env_name(args.run)
+        trained, ran = read_run_json(meta_path, "a checkpoint's metadata").get("env_name"), run_env_name(args.run)
         if trained and ran and trained != ran:
             raise UsageError(f"{args.run} is a run of {ran}, but {args.checkpoint} is a checkpoint of {trained}: "
                              f"its curve is drawn from a run of {trained}")

@@ -44,7 +44,7 @@ from typing import Callable
 
 from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_atomic, write_json_atomic
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import check_config, load_run_config, stage_configs, stage_source
+from snack_envs.training.config import check_config, load_run_config, read_run_json, stage_configs, stage_source
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, refuse_a_run_in,
     resume_command, stopped, train_result,
@@ -223,10 +223,7 @@ def made(stage_dir: Path) -> dict | None:
     meta_path = stage_dir / "final.json"
     if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
         return None
-    try:
-        return json.loads(meta_path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
+    return read_run_json(meta_path, "a checkpoint's metadata")
 
 
 def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
@@ -248,13 +245,7 @@ def read_recipe(run_dir: Path) -> dict:
     path = run_dir / "recipe.json"
     if not path.is_file():
         return {"recipe": None, "overrides": []}
-    try:
-        info = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    if not isinstance(info, dict):
-        raise ConfigError(f"{path} is not a recipe's record (a mapping)")
-    return info
+    return read_run_json(path, "a recipe's record")
 
 
 def finished(stage_dir: Path, config: dict) -> dict | None:

@@ -30,7 +30,6 @@ steps, its own decisions, not its opponents', in either backend.
 from __future__ import annotations
 
 import csv
-import json
 import signal
 import sys
 import threading
@@ -42,7 +41,7 @@ from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.checkpoints import env_facts, write_json_atomic
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import CONFIG_DIR, player_counts
+from snack_envs.training.config import CONFIG_DIR, player_counts, read_run_json
 from snack_envs.training.arena import match, solo
 from snack_envs.training.evaluate import head_to_head
 from snack_envs.training.outcomes import eval_figures, is_solo
@@ -198,12 +197,9 @@ def read_state(run_dir: Path) -> dict:
     if not path.is_file():
         raise ConfigError(f"{run_dir} has no state.json: the run stopped before its first checkpoint, "
                           f"so there is nothing to resume; start it again")
-    try:
-        state = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    if not isinstance(state, dict) or not isinstance(state.get("timesteps"), int):
-        raise ConfigError(f"{path} is not a run's state (no timesteps)")
+    state = read_run_json(path, "a run's state", ("timesteps",))
+    if not isinstance(state["timesteps"], int):
+        raise ConfigError(f"{path} is not a run's state: its timesteps are not a whole number")
     return state
 
 
@@ -213,12 +209,9 @@ def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "
     meta_path = run_dir / "final.json"
     if not meta_path.is_file():
         return None
-    try:
-        meta = json.loads(meta_path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{meta_path}, line {error.lineno}: not valid JSON: {error.msg}") from None
-    if not isinstance(meta, dict) or not isinstance(meta.get("timesteps"), int):
-        raise ConfigError(f"{meta_path} is not a checkpoint's metadata (no timesteps)")
+    meta = read_run_json(meta_path, "a checkpoint's metadata", ("timesteps",))
+    if not isinstance(meta["timesteps"], int):
+        raise ConfigError(f"{meta_path} is not a checkpoint's metadata: its timesteps are not a whole number")
     if config["timesteps"] > meta["timesteps"]:
         return None
     print(f"{run_dir} is finished: {meta['timesteps']} timesteps, final checkpoint {checkpoint}. To train it on, "

@@ -21,22 +21,11 @@ pytest.importorskip("yaml")
 from snack_envs import specs  # noqa: E402
 from snack_envs.training import demo, evaluate, play, ship, train  # noqa: E402
 from snack_envs.training.cli import UsageError  # noqa: E402
-from tests.helpers import CHECKPOINTS, relabelled_checkpoint  # noqa: E402
+from tests.helpers import CHECKPOINTS, relabelled_checkpoint, run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"snack-train": train, "snack-eval": evaluate, "snack-play": play, "snack-demo": demo}
 ALL_COMMANDS = {**COMMANDS, "snack-ship": ship}  # ship: the maintainers' tool, not in the README
-
-
-def run_main(module, argv: list[str], capsys) -> tuple[int | str | None, str, str]:
-    """`module.main(argv)`: its exit code (0 when it returns), stdout and stderr."""
-    try:
-        module.main(argv)
-        code = 0
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line_error(code, err: str, prog: str, *names: str) -> str:

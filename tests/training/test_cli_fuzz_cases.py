@@ -25,20 +25,10 @@ pytest.importorskip("yaml")
 
 from snack_envs.training import average, curves, evaluate, play, ship, train  # noqa: E402
 from snack_envs.training.config import load_config  # noqa: E402
-from tests.helpers import CHECKPOINTS  # noqa: E402
+from tests.helpers import CHECKPOINTS, run_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EVAL_HEADER = "timesteps,opponent,win_rate,win_rate_ci95_low,win_rate_ci95_high,mean_score,unfinished\n"
-
-
-def run_main(module, argv: list[str], capsys) -> tuple[int | str | None, str, str]:
-    try:
-        module.main(argv)
-        code = 0
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_one_line(code, err: str, prog: str, *names: str) -> None:

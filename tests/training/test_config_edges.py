@@ -336,7 +336,7 @@ def test_a_runs_config_json_that_is_not_a_mapping_is_refused_naming_the_file(tmp
     (tmp_path / "config.json").write_text("[1, 2]")
     with pytest.raises(ConfigError) as error:
         load_run_config(tmp_path)
-    assert str(error.value) == f"{tmp_path / 'config.json'}: a config must be a mapping of keys to values, not list"
+    assert str(error.value) == f"{tmp_path / 'config.json'} is not a run's config: a mapping expected, not list"
 
 
 def test_a_resumed_run_needs_its_init_from_checkpoint_no_longer_but_a_fresh_load_does(tmp_path):

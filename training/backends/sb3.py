@@ -49,7 +49,7 @@ from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_arch
 from snack_envs.core.game import ConfigError
 from snack_envs.opponents import OpponentMix
 from snack_envs.single_agent import SingleAgentEnv
-from snack_envs.training.config import check_config, player_counts
+from snack_envs.training.config import check_config, player_counts, read_run_json
 from snack_envs.training.imitate import IMITATION_DIR, imitates, kickstart
 from snack_envs.training.run import (
     Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve, lineage_entry,
@@ -206,19 +206,12 @@ def save_run(model, run_dir: Path, config: dict, state: dict, steps: int) -> Non
 def resume_checkpoint(run_dir: Path, missing_ok: bool = False) -> Path | None:
     """The newest checkpoint of a run to resume from: latest.zip, or final.zip where that has more timesteps;
     where there is none, None if `missing_ok`, else a ConfigError."""
-    import json
 
     def steps(path: Path) -> int:
         meta = path.with_suffix(".json")
         if not (meta.is_file() and path.is_file()):
             return -1
-        try:
-            data = json.loads(meta.read_text())
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{meta}, line {error.lineno}: not valid JSON: {error.msg}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{meta} is not a checkpoint's metadata: a mapping expected, not {type(data).__name__}")
-        return data.get("timesteps", -1)
+        return read_run_json(meta, "a checkpoint's metadata").get("timesteps", -1)
 
     latest, final = run_dir / "latest.zip", run_dir / "final.zip"
     if steps(latest) < 0 and steps(final) < 0:
