@@ -364,3 +364,12 @@ def test_yaml_with_a_control_character_is_a_config_error_naming_the_character(tm
         load_config(bad)
     message = str(error.value)
     assert message.startswith(f"{bad}: malformed YAML: unacceptable character #x0007") and "\n" not in message
+
+
+@pytest.mark.parametrize("options, message", [
+    ("{num_players: 3}", "env.options.num_players: set env.num_players instead"),
+    ("{reward: score}", "env.options.reward: set env.reward instead"),
+    ("{render_mode: human}", "env.options.render_mode: training and evaluation draw nothing"),
+])
+def test_env_options_that_belong_elsewhere_are_refused_saying_where(options, message):
+    refused([f"env.options={options}"], message)
