@@ -25,7 +25,9 @@ it kept) that did best in matches against a bot (`select_stage`), and its lineag
 that checkpoint's. A stage that has started resumes from its own config.json, as any run
 does (edit that file to change it); one that has not starts from the recipe's
 config.json. A stage stopped before its first checkpoint starts again, but one
-stopped in its imitation takes it up where it stopped (training/imitate.py). Each
+stopped in its imitation takes it up where it stopped (training/imitate.py). A
+stage folder that holds checkpoints but no state.json, or a finished recipe's
+stage folder that is gone, is refused rather than trained again over them. Each
 checkpoint's metadata names the recipe (`recipe`: "configs/<name>.yaml", the
 config as given, and `stage`), and its `lineage` the stages before it by the
 recipe, the stage and their path in the recipe's folder ("stage1/final.zip"),
