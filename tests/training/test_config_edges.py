@@ -257,9 +257,23 @@ def test_a_grid_network_on_a_game_without_a_grid_is_refused():
     refused(["algo.policy=grid"], "algo.policy=grid needs a game played on a grid; snack_rabbits_v0 has none (use mlp)")
 
 
-def test_a_game_option_that_repeats_a_setting_of_env_is_refused_naming_env_options():
-    refused(["env.options={num_players: 3}"], "env.options={'num_players': 3}: ")
-    refused(["env.options={num_players: 3}"], "got multiple values for keyword argument 'num_players'")
+def test_a_game_that_refuses_its_options_with_a_type_error_is_a_config_error_naming_env_options(monkeypatch):
+    from snack_envs import specs
+
+    real_get = specs.get
+
+    class Refusing:  # the game's spec, whose env refuses every option set with a TypeError
+        def __init__(self, name):
+            self.spec = real_get(name)
+
+        def __getattr__(self, attr):
+            return getattr(self.spec, attr)
+
+        def raw_env(self, **options):
+            raise TypeError("a bad option")
+
+    monkeypatch.setattr(specs, "get", Refusing)
+    refused(["env.options={suns_per_fence: 3}"], "env.options={'suns_per_fence': 3}: a bad option")
 
 
 # --- policies named in eval.opponents ---------------------------------------------------------------------------
