@@ -91,4 +91,3 @@ def main(argv=None) -> None:
         parser.error(f"{taken[0]} exists: give another OUT, or --force to replace it")
     path = average(args.out, args.checkpoints, args.timesteps, args.wall_time_s, args.note)
     print(f"averaged {len(args.checkpoints)} checkpoints into {path}")
-

@@ -678,18 +678,19 @@ def _check_env(env_cfg: dict) -> None:
     """Build the env once per player count so that a bad game option or player count fails at load time."""
     if env_cfg["name"] not in specs.ENV_NAMES:
         raise ConfigError(f"env.name={env_cfg['name']!r} is not one of {list(specs.ENV_NAMES)}")
+    options = env_cfg.get("options", {})
     for key in ("num_players", "reward"):
-        if key in env_cfg.get("options", {}):
+        if key in options:
             raise ConfigError(f"env.options.{key}: set env.{key} instead (the options are the game's own keywords)")
-    if "render_mode" in env_cfg.get("options", {}):
+    if "render_mode" in options:
         raise ConfigError("env.options.render_mode: training and evaluation draw nothing; leave it out")
     try:
         for n in player_counts({"env": env_cfg}):
-            specs.get(env_cfg["name"]).raw_env(num_players=n, reward=env_cfg["reward"], **env_cfg.get("options", {}))
+            specs.get(env_cfg["name"]).raw_env(num_players=n, reward=env_cfg["reward"], **options)
     except ConfigError as error:
         raise ConfigError(f"env: {error}") from None
     except (TypeError, ValueError) as error:  # an option the game does not take, or a value it refuses
-        raise ConfigError(f"env.options={env_cfg.get('options', {})!r}: {error}") from None
+        raise ConfigError(f"env.options={options!r}: {error}") from None
 
 
 def _check_policy(key: str, spec: str, config: dict) -> None:

@@ -33,7 +33,6 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 
@@ -237,16 +236,16 @@ def main(argv=None) -> None:
     if not args.checkpoint.name:
         parser.error(f"checkpoint {args.checkpoint} names no file: give the checkpoint's path, e.g. checkpoints/<name>.zip")
     meta_path = args.checkpoint.with_suffix(".json")
-    if args.note and not meta_path.is_file():
+    meta = read_run_json(meta_path, "a checkpoint's metadata") if meta_path.is_file() else None
+    if args.note and meta is None:
         parser.error(f"--note needs the checkpoint's metadata, and {meta_path} is not there")
-    if meta_path.is_file():  # a checkpoint's curve is drawn from a run of its game, never over it from another's
-        trained, ran = read_run_json(meta_path, "a checkpoint's metadata").get("env_name"), run_env_name(args.run)
+    if meta is not None:  # a checkpoint's curve is drawn from a run of its game, never over it from another's
+        trained, ran = meta.get("env_name"), run_env_name(args.run)
         if trained and ran and trained != ran:
             raise UsageError(f"{args.run} is a run of {ran}, but {args.checkpoint} is a checkpoint of {trained}: "
                              f"its curve is drawn from a run of {trained}")
     for path in export_curve(args.run, args.checkpoint):
         print("wrote", path)
     if args.note:
-        write_json_atomic(meta_path, dict(json.loads(meta_path.read_text()), curve_note=args.note))
+        write_json_atomic(meta_path, dict(meta, curve_note=args.note))
         print("wrote", meta_path)
-

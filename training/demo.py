@@ -57,4 +57,3 @@ def main(argv=None) -> None:
     for name, r in rows:
         share = "  ".join(f"{a}: {w / args.games:.2f}" for a, w in r["wins"].items())
         print(f"{name:22s} {args.games:6d} {r['steps'] / args.games:11.1f} {r['truncated']:9d}  {share}")
-

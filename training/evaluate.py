@@ -315,4 +315,3 @@ def main(argv=None) -> None:
     if args.replay:
         lineup = [agents[args.agents[s % 2]] for s in range(args.num_players)]
         print("wrote", record_game(args.env, lineup, args.seed, args.replay, num_players=args.num_players))
-

@@ -133,4 +133,3 @@ def main(argv=None) -> None:
         play(args.env, opponents, args.num_players, args.seat, args.seed, replay=args.replay)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
-

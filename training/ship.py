@@ -484,4 +484,3 @@ def main(argv=None) -> None:
         write_json_atomic(target.with_suffix(".json"), dict(meta, bar=bar))
     if not args.dry_run and args.out.is_dir():
         print("wrote", write_readme(args.out))
-

@@ -81,4 +81,3 @@ def main(argv=None) -> None:
         print(f"{spec:12s} {r['games']:6d} {r.get('unfinished', 0):10d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] "
               f"{r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
               f" {r['hero_mean_score_ci95'][0]:12.2f} vs {r['villain_mean_score_ci95'][0]:.2f}")
-

@@ -206,7 +206,6 @@ def save_run(model, run_dir: Path, config: dict, state: dict, steps: int) -> Non
 def resume_checkpoint(run_dir: Path, missing_ok: bool = False) -> Path | None:
     """The newest checkpoint of a run to resume from: latest.zip, or final.zip where that has more timesteps;
     where there is none, None if `missing_ok`, else a ConfigError."""
-
     def steps(path: Path) -> int:
         meta = path.with_suffix(".json")
         if not (meta.is_file() and path.is_file()):
