@@ -16,7 +16,9 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 - Envs: RLlib's own wrappers around the public PettingZoo envs,
   `PettingZooEnv(<game>.env())` for turn-based games and
   `ParallelPettingZooEnv(<game>.parallel_env())` for simultaneous ones,
-  registered with Ray Tune as "snack_envs/<game>_v<N>" (`register_env`).
+  registered with Ray Tune as "snack_envs/<game>_v<N>" (`register_env`);
+  a remote EnvRunner's envs mix its index into the seeds RLlib resets them
+  with (`runner_seed`), which would otherwise overlap between EnvRunners.
 - `MaskedPPOTorchRLModule`: RLlib's current `DefaultPPOTorchRLModule` built on
   the "observation" entry of the env's dict observation, with the logits of the
   actions that "action_mask" forbids pushed to the lowest float (RLlib's masking
@@ -40,8 +42,9 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 - Seeds: `ppo_config(seed=...)` seeds the seating draws (keyed on the game
   numbers, not on the episode's uuid) and the random policies of the
   `PolicyRLModule`s (model_config["seed"], with the game and seat), besides
-  RLlib's own seeding (`.debugging(seed=...)`: envs, torch). So an EnvRunner
-  built with the same seed samples the same games, in any process (tested);
+  RLlib's own seeding (`.debugging(seed=...)`: envs, with `runner_seed`,
+  and torch). So an EnvRunner built with the same seed samples the same
+  games, in any process, and no two EnvRunners deal the same games (tested);
   whole `algo.train()` runs repeated too where we tried (no or one remote
   EnvRunner), but RLlib promises no such thing (e.g. a remote EnvRunner's
   sample that misses `sample_timeout_s`, or a restarted EnvRunner).
@@ -88,17 +91,54 @@ SEAT = "snack_seat"  # batch column: each row's [*GAME, crc32 of its agent id]
 
 
 # --- envs -------------------------------------------------------------------------------------
-def make_multi_agent_env(env_name: str, **env_kwargs: Any):
-    """RLlib's PettingZoo wrapper around the public env: AEC for turn-based games, parallel otherwise."""
+def runner_seed(seed: int, runner_index: int) -> int:
+    """The seed a remote EnvRunner's sub-env resets with, for the `seed` RLlib hands it.
+
+    RLlib seeds EnvRunner w with config seed + w and its sub-env i with that + i, so with several remote
+    EnvRunners of several sub-envs each, EnvRunner 1's sub-env 1 and EnvRunner 2's sub-env 0 would deal
+    the same games. Mixing in the EnvRunner's index gives every sub-env its own stream; the local
+    EnvRunner (index 0) keeps RLlib's seed, so it deals what `env.reset(seed=...)` deals."""
+    if not runner_index:
+        return seed
+    return int(np.random.SeedSequence([seed, runner_index]).generate_state(1, np.uint64)[0])
+
+
+class _SeedPerRunner:
+    """Mixin for RLlib's PettingZoo wrappers: reset(seed=s) reseeds with `runner_seed(s, runner_index)`."""
+
+    runner_index = 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            seed = runner_seed(seed, self.runner_index)
+        return super().reset(seed=seed, options=options)
+
+
+class SnackPettingZooEnv(_SeedPerRunner, PettingZooEnv):
+    """RLlib's `PettingZooEnv`, seeded per EnvRunner (`runner_seed`)."""
+
+
+class SnackParallelPettingZooEnv(_SeedPerRunner, ParallelPettingZooEnv):
+    """RLlib's `ParallelPettingZooEnv`, seeded per EnvRunner (`runner_seed`)."""
+
+
+def make_multi_agent_env(env_name: str, *, runner_index: int = 0, **env_kwargs: Any):
+    """RLlib's PettingZoo wrapper around the public env: AEC for turn-based games, parallel otherwise.
+    `runner_index`: the EnvRunner it is built in (0: the local one), whose seeds it keeps apart (`runner_seed`)."""
     spec = specs.get(env_name)
     if spec.simultaneous:
-        return ParallelPettingZooEnv(spec.entry_points().parallel_env(**env_kwargs))
-    return PettingZooEnv(spec.entry_points().env(**env_kwargs))
+        env = SnackParallelPettingZooEnv(spec.entry_points().parallel_env(**env_kwargs))
+    else:
+        env = SnackPettingZooEnv(spec.entry_points().env(**env_kwargs))
+    env.runner_index = runner_index
+    return env
 
 
 def _env_creator(env_name: str):
     def create(env_config: dict):
-        return make_multi_agent_env(env_name, **dict(env_config))
+        # RLlib passes an EnvContext, a dict that also knows the EnvRunner it builds the env in.
+        return make_multi_agent_env(env_name, runner_index=getattr(env_config, "worker_index", 0) or 0,
+                                    **dict(env_config))
 
     return create
 

@@ -138,6 +138,28 @@ def test_env_runners_with_the_same_seed_sample_the_same_games(name):
     assert first == games(0) != games(1)
 
 
+def test_remote_env_runners_deal_games_of_their_own():
+    # RLlib seeds EnvRunner w's sub-env i with seed + w + i: runner 1's sub-env 1 and runner 2's sub-env 0
+    # would both reset with seed + 2 and deal the same games, unless the envs mix in the runner (runner_seed).
+    config = integration.ppo_config("snack_rabbits_v0", num_players=2, opponents={"random": 1.0}, seed=0,
+                                    num_env_runners=2, num_envs_per_env_runner=2, net_arch=(16,))
+    first_observations = {}
+    for runner in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            episodes = MultiAgentEnvRunner(config=config, worker_index=runner).sample(num_timesteps=40, explore=True)
+        for episode in episodes:
+            runner_index, sub_env, game = episode.custom_data[integration.GAME]
+            if game == 0:
+                first_observations[runner_index, sub_env] = tuple(
+                    np.asarray(seat.get_observations(0)["observation"]).tobytes()
+                    for _, seat in sorted(episode.agent_episodes.items()))
+    assert sorted(first_observations) == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    assert len(set(first_observations.values())) == 4
+    # The local EnvRunner keeps RLlib's seed, so its sub-env i deals what env.reset(seed=seed + i) deals.
+    assert integration.runner_seed(7, 0) == 7 != integration.runner_seed(7, 1) != integration.runner_seed(7, 2)
+
+
 SAMPLE_AND_DIGEST = """
 import hashlib, warnings
 import numpy as np
