@@ -84,8 +84,8 @@ class WholeBatchVecEnv(VecEnv):
         return [False for _ in self._get_indices(indices)]
 
     def seed(self, seed: int | None = None):
-        """The seed of the games from the next `reset()` on (None: go on as they are); every env's stream
-        comes from this one seed."""
+        """The seed of the games from the next `reset()` on (None: go on as they are); every env's stream,
+        and the sampled moves of the snapshot opponents already added, come from this one seed."""
         seed = check_seed(seed, type(self).__name__)
         if seed is not None:
             self._seed_next_reset(seed)
@@ -185,6 +185,8 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         seed, self._next_seed = self._next_seed, None
         if seed is not None and (self._dealt or seed != self._built_seed):  # else: the streams are as built
             self.rng = np.random.default_rng(seed)
+            for k in self.snapshot_ids:  # the snapshots' sampled moves start again from the new seed too
+                self.playing[k].reset(int(self.rng.integers(2**62)))
         self._dealt = True
         self._out = self.batch.reset(seed=seed)
         self._draw_opponents(np.ones(self.num_envs, bool))

@@ -183,3 +183,18 @@ def test_seeding_a_fresh_vec_env_with_its_own_seed_leaves_the_draws_made_before_
         vec.add_snapshot(str(tmp_path / "s.zip"))
     assert seeded.seed(7) == [7] * 4
     assert same(play(seeded, 25), play(plain, 25))
+
+
+def test_seeding_again_replays_the_snapshots_sampled_moves_too(tmp_path):
+    """A snapshot opponent samples its moves from a stream of its own, drawn from the VecEnv's: seed(s) then
+    reset() starts that stream again too, so the same seed plays the same games against the same snapshot."""
+    for ext in ("zip", "json"):
+        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    vec = make(seed=5, opponents={"random": 0.0, "heuristic": 0.0, "self": 1.0})
+    vec.add_snapshot(str(tmp_path / "s.zip"))
+    vec.seed(7)
+    first = play(vec, 60)
+    assert ((vec.opponent >= 0).sum(axis=1) == 1).all()  # each game's one opponent is the snapshot
+    play(vec, 60)  # the snapshot's stream goes on
+    vec.seed(7)
+    assert same(play(vec, 60), first)
