@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import zipfile
@@ -279,6 +280,21 @@ def test_a_malformed_ray_address_is_one_line(tmp_path, capsys):
     code, _, err = run_main(train, ["--backend", "rllib", "--address", "notanaddress", "--run-dir", str(tmp_path / "run"),
                                     "--set", "timesteps=0"], capsys)
     assert_one_line(code, err, "snack-train", "--address notanaddress")
+
+
+def test_a_ray_address_that_nothing_answers_at_is_one_line_at_once(tmp_path, capsys, monkeypatch):
+    """Ray retried an unreachable cluster for over two minutes before it failed; the address is now tried first."""
+    ray = pytest.importorskip("ray")
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    inits = []
+    monkeypatch.setattr(ray, "init", lambda **kwargs: inits.append(kwargs))
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        code, _, err = run_main(train, ["--backend", "rllib", "--address", address, "--run-dir",
+                                        str(tmp_path / address.replace("/", "_")), "--set", "timesteps=0"], capsys)
+        assert_one_line(code, err, "snack-train", f"--address {address}", "nothing answers")
+    assert inits == []
 
 
 # --- snack-train --resume of a recipe whose stage folder is gone ------------------------------------------------

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, library_versions, write_json_atomic
@@ -132,6 +133,18 @@ def restore_algorithm(path: Path) -> None:
         os.replace(previous, path)
 
 
+def check_reachable(address: str, timeout_s: float = 10.0) -> None:
+    """A ConfigError at once if nothing answers at the HOST:PORT of `address` (also ray://HOST:PORT), where
+    Ray itself would retry for minutes before giving up. Other forms ("auto") are left to Ray to judge."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not (colon and host and port.isdigit()):
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except (OSError, OverflowError) as error:  # refused, unknown host, timed out; a port above 65535
+        raise ConfigError(f"--address {address}: nothing answers at {host}:{port} ({error})") from None
+
+
 def start_ray(address: str | None, config: dict) -> bool:
     """Connect to the cluster at `address`, or start a local Ray; True if this call started it."""
     import ray
@@ -140,6 +153,7 @@ def start_ray(address: str | None, config: dict) -> bool:
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address:
+        check_reachable(address)
         try:
             ray.init(address=address)
         except (ValueError, ConnectionError) as error:  # a malformed address, or no cluster there
