@@ -35,7 +35,6 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 import csv
 import itertools
 import json
-import math
 from pathlib import Path
 
 import numpy as np

@@ -40,7 +40,7 @@ from snack_envs.snack_time.components import (
     DAMAGE as _DAMAGE,
 )
 from snack_envs.snack_time.observation import LAYOUT
-from snack_envs.snack_time.rules import MAX_PLAYERS, MAX_ROUNDS, NUM_ACTIONS, SnackTime
+from snack_envs.snack_time.rules import MAX_ROUNDS, NUM_ACTIONS, SnackTime
 
 # --- tables -----------------------------------------------------------------------------------------------
 NB = np.full((NUM_CELLS, 4), -1, np.int64)  # neighbour by side N, E, S, W (bits 1, 2, 4, 8)

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from snack_envs.core.game import Boolean, ConfigError, Game, IntIn, Items, ListOf, OneOf, Option
+from snack_envs.core.game import ConfigError, Game, IntIn, Items, ListOf, OneOf, Option
 from snack_envs.snack_wars.components import (
     AMERICAN_BONUS,
     COLLECTION_SIZE,

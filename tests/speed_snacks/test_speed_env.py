@@ -11,7 +11,7 @@ import pytest
 from snack_envs import speed_snacks_v1
 from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, MENUS
 from snack_envs.speed_snacks.observation import LAYOUT, SpeedSnacksEncoder
-from snack_envs.speed_snacks.rules import DRAW_XXL, HURRY, INSPECT, MENU, MODULES, PLAY, WAIT, SpeedSnacks
+from snack_envs.speed_snacks.rules import DRAW_XXL, HURRY, INSPECT, MENU, MODULES, WAIT, SpeedSnacks
 from tests.helpers import play_aec, random_joint
 from tests.speed_snacks.scripted import DONER, FRIES, HU, PIZZA, ROACH, SUSHI, table
 
