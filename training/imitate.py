@@ -274,10 +274,15 @@ class Progress:
         paths = {start: None if self.folder is None else self.folder / f"{name}-{start}.npz" for start in starts}
         todo = [start for start in starts if paths[start] is None or not paths[start].is_file()]
         played = {}
-        for start, part in zip(todo, play([(min(PART_GAMES, games - start), seed + start) for start in todo])):
-            if paths[start] is not None:  # about 45 times smaller than in memory
-                write_atomic(paths[start], lambda file, part=part: np.savez_compressed(file, **part), "wb")
-            played[start] = part
+        parts = play([(min(PART_GAMES, games - start), seed + start) for start in todo])
+        try:
+            for start, part in zip(todo, parts):
+                if paths[start] is not None:  # about 45 times smaller than in memory
+                    write_atomic(paths[start], lambda file, part=part: np.savez_compressed(file, **part), "wb")
+                played[start] = part
+        finally:  # a stop here (Ctrl-C) ends the worker processes now, not whenever the generator is collected
+            if hasattr(parts, "close"):
+                parts.close()
         return concatenate([played[start] if start in played else _read_npz(paths[start]) for start in starts])
 
     def fitted(self, phase: str) -> dict | None:

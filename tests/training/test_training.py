@@ -766,3 +766,31 @@ def test_adapter_opponents_that_play_from_the_game_move_as_they_choose():
     finally:
         LookaheadPolicy.act_game = real_act_game
     assert len(chosen) > 5 and all(seat != env.raw.agent_seats[env.learner] for seat, _ in chosen)
+
+
+def test_a_stop_while_a_part_is_saved_ends_the_imitation_workers_at_once(tmp_path, monkeypatch):
+    """Ctrl-C while the parent saves a part the workers played: the pool's processes end before the stop
+    leaves `Progress.samples`, not whenever the suspended generator happens to be collected."""
+    import multiprocessing
+    from functools import partial
+
+    from snack_envs.training import imitate
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
+    progress = imitate.Progress(tmp_path, config)
+    monkeypatch.setattr(imitate, "PART_GAMES", 2)
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(imitate, "write_atomic", stop)
+
+    def play_parts(parts):
+        return imitate.collect_parts(partial(SelfPlayEnv, config), 2, config, parts, workers=2)
+
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        progress.samples("clone-2p", 2 * imitate.PART_GAMES, seed=0, play=play_parts)
+    assert stopped.value is not None  # the traceback, and with it the samples' frame, is still held here
+    assert multiprocessing.active_children() == []
+    assert list(tmp_path.glob("*.npz")) == []
