@@ -211,10 +211,18 @@ def collect_parts(make_env: Callable, n: int, config: dict, parts: list[tuple[in
         if student is not None:
             path = str(Path(folder) / "student.zip")
             student.model.save(path)
-        jobs = [(make_env, n, config, games, seed, path) for games, seed in parts]
+        jobs = [(make_env, n, config, games, seed, path, str(Path(folder) / f"part{k}.npz"))
+                for k, (games, seed) in enumerate(parts)]
         # Leaving the block terminates the workers: a run stopped here does not wait for the parts in play.
+        # A worker hands back the file it saved its samples in, not the samples: a worker terminated in the
+        # middle of sending megabytes through the result pipe leaves half a message there, and the pool's
+        # terminate() then waits for the rest of it for ever (Python's multiprocessing); a short message
+        # is written whole or not at all.
         with multiprocessing.get_context("spawn").Pool(min(workers, len(parts)), initializer=_ignore_sigint) as pool:
-            yield from pool.imap(_collect_part, jobs)
+            for saved in pool.imap(_collect_part, jobs):
+                samples = _read_npz(Path(saved))
+                Path(saved).unlink()
+                yield samples
 
 
 def _ignore_sigint() -> None:
@@ -224,9 +232,9 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _collect_part(job: tuple) -> dict[str, np.ndarray]:
-    """One worker's part of `collect_parts`."""
-    make_env, n, config, games, seed, student_path = job
+def _collect_part(job: tuple) -> str:
+    """One worker's part of `collect_parts`: its samples, saved to the job's file, whose path it returns."""
+    make_env, n, config, games, seed, student_path, out = job
     student = None
     if student_path is not None:
         import torch
@@ -236,7 +244,8 @@ def _collect_part(job: tuple) -> dict[str, np.ndarray]:
 
         torch.set_num_threads(1)
         student = CheckpointPolicy(MaskablePPO.load(student_path, device="cpu"), "student")
-    return collect(make_env(n), config, games, seed, student)
+    np.savez(out, **collect(make_env(n), config, games, seed, student))
+    return out
 
 
 class Progress:

@@ -794,3 +794,24 @@ def test_a_stop_while_a_part_is_saved_ends_the_imitation_workers_at_once(tmp_pat
     assert stopped.value is not None  # the traceback, and with it the samples' frame, is still held here
     assert multiprocessing.active_children() == []
     assert list(tmp_path.glob("*.npz")) == []
+
+
+def test_an_imitation_worker_hands_back_a_file_not_its_samples(tmp_path):
+    """A worker's reply through the pool's result pipe is a path, short enough to be written whole (under
+    PIPE_BUF): one terminated while sending megabytes of samples left half a message there, on which the
+    pool's terminate() then waited for ever (a rare hang on Ctrl-C). The file holds the part's samples."""
+    import pickle
+    from functools import partial
+
+    from snack_envs.training import imitate
+    from snack_envs.training.backends.sb3 import SelfPlayEnv
+
+    config = load_config("snack_wars", ["n_envs=1", "algo.n_steps=64", "algo.batch_size=64", "opponents.self=0"])
+    out = str(tmp_path / "part0.npz")
+    reply = imitate._collect_part((partial(SelfPlayEnv, config), 2, config, 2, 3, None, out))
+    assert reply == out and len(pickle.dumps(reply)) < 4096
+    alone = imitate.collect(SelfPlayEnv(config, 2), config, 2, seed=3)
+    with np.load(out) as saved:
+        assert sorted(saved.files) == sorted(alone) and len(alone["actions"]) > 10
+        for key in alone:
+            assert np.array_equal(saved[key], alone[key]), key
