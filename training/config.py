@@ -49,6 +49,7 @@ import difflib
 import json
 import math
 import re
+import stat
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,28 @@ from snack_envs.core.game import ConfigError
 
 
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, reading `1e5` and `1.0e-4` as numbers (YAML 1.2) instead of strings (YAML 1.1)."""
+    """PyYAML's safe loader, reading `1e5` and `1.0e-4` as numbers (YAML 1.2) instead of strings (YAML 1.1),
+    and refusing a mapping that sets one key twice (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        """SafeLoader's mapping, after checking that no key is set twice in it (a key that a merge,
+        `<<: *anchor`, brings in may be set again: that is what a merge is for)."""
+        if isinstance(node, yaml.MappingNode):
+            first_line: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    line = first_line.get(key)
+                except TypeError:  # an unhashable key: SafeLoader's own error says so
+                    continue
+                if line is not None:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"duplicate key {key!r} (first set on line {line + 1})", key_node.start_mark)
+                first_line[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver(
@@ -144,6 +166,27 @@ def _int_list(key, value):
     return [int(v) for v in value]
 
 
+def _sizes(most: int, longest: int, limits: str):
+    """A network's sizes: `_int_list`, at most `longest` entries of at most `most` each (`limits` says so in
+    words); a network past these bounds asks for more memory than a machine has, and failed in torch."""
+
+    def check(key, value):
+        value = _int_list(key, value)
+        if len(value) > longest:
+            raise ConfigError(f"{key} has {len(value)} entries, too many: {limits}")
+        if max(value) > most:
+            raise ConfigError(f"{key}={value!r} is too large: {limits}")
+        return value
+
+    return check
+
+
+# The bounds of a network's size: an MLP's hidden layers (algo.net_arch), the grid policy's channels per
+# cell (algo.grid.channels) and its residual blocks, one per dilation (algo.grid.dilations).
+NET_ARCH_MAX_WIDTH, NET_ARCH_MAX_LAYERS = 4096, 16
+GRID_MAX_CHANNELS, GRID_MAX_DILATION, GRID_MAX_BLOCKS = 1024, 64, 16
+
+
 def _seeds(key, value):
     """A non-empty list of seeds (integers from 0)."""
     if not isinstance(value, list) or not value or not all(
@@ -224,9 +267,12 @@ SCHEMA: dict[str, Any] = {
         "vf_coef": _num(0, 10),
         "clip_range": _num(0, 1),
         "max_grad_norm": _num(0, 100),
-        "net_arch": _int_list,
+        "net_arch": _sizes(NET_ARCH_MAX_WIDTH, NET_ARCH_MAX_LAYERS,
+                           f"at most {NET_ARCH_MAX_LAYERS} hidden layers of at most {NET_ARCH_MAX_WIDTH:,} units each"),
         "policy": _choice("mlp", "grid"),
-        "grid": {"channels": _num(1, 1024, integer=True), "dilations": _int_list},
+        "grid": {"channels": _num(1, GRID_MAX_CHANNELS, integer=True),
+                 "dilations": _sizes(GRID_MAX_DILATION, GRID_MAX_BLOCKS,
+                                     f"at most {GRID_MAX_BLOCKS} residual blocks of dilation at most {GRID_MAX_DILATION} each")},
     },
     "opponents": {
         "random": _num(0, 1),
@@ -312,10 +358,23 @@ def merge(base: dict, override: dict) -> dict:
     return out
 
 
+def not_a_file(path: Path) -> str | None:
+    """What `path` is when it is there but no regular file ("a folder", "a character device", "a named pipe", ...),
+    following links; None for a regular file, and for nothing at all."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
 def read_yaml(path: Path) -> dict:
     """One config file, parsed and validated (not merged); errors name the file."""
     if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist" if not path.exists() else f"config file {path} is not a file")
+        kind = not_a_file(path)
+        raise ConfigError(f"config file {path} is not a regular file: it is {kind}" if kind else f"config file {path} does not exist")
     try:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
@@ -345,6 +404,9 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
     for path in candidates:
         if path.is_file():
             return path
+    for path in candidates:  # none is a file: one that is something else is named as such, not as missing
+        if kind := not_a_file(path):
+            raise ConfigError(f"config file {str(name)!r} is not a regular file: {path} is {kind}; give a YAML file")
     shipped = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
     raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(candidates))}); "
                       f"shipped configs: {shipped}")

@@ -203,6 +203,29 @@ def read_state(run_dir: Path) -> dict:
     return state
 
 
+# The checkpoints by which a run's folder shows the backend that trained it (training/backends/): sb3's are
+# zip files, rllib's Algorithm checkpoints folders (`<name>.previous`: one a save stopped between its renames).
+BACKEND_CHECKPOINTS = {"sb3": ("latest.zip", "final.zip"),
+                       "rllib": ("checkpoint", "final", "checkpoint.previous", "final.previous")}
+
+
+def run_backend(run_dir: Path) -> str | None:
+    """The backend that trained the run in `run_dir`, by its checkpoints; None when it has none (a run stopped
+    before its first checkpoint) or, oddly, both backends' checkpoints."""
+    found = [backend for backend, names in BACKEND_CHECKPOINTS.items() if any((run_dir / name).exists() for name in names)]
+    return found[0] if len(found) == 1 else None
+
+
+def check_backend(run_dir: Path, backend: str) -> None:
+    """For a resumed run: a ConfigError if another backend trained it (a backend resumes only its own runs,
+    from its own checkpoints)."""
+    trained = run_backend(run_dir)
+    if trained is not None and trained != backend:
+        have = ", ".join(name for name in BACKEND_CHECKPOINTS[trained] if (run_dir / name).exists())
+        raise ConfigError(f"{run_dir} was trained with the {trained} backend (its checkpoints: {have}), not {backend}; "
+                          f"a run resumes only with the backend that trained it: {resume_command(run_dir, trained)}")
+
+
 def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "sb3") -> dict | None:
     """For a resumed run: if its final checkpoint (`checkpoint`, with final.json) has `timesteps` or more,
     the run is finished: say so and return what `train` returns (nothing is rewritten). Else None."""

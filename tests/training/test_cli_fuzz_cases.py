@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -133,6 +134,40 @@ def test_a_config_that_names_the_current_or_root_folder_is_one_line(config, tmp_
     assert_one_line(code, err, "snack-train", "config")
 
 
+@pytest.mark.parametrize("config, names", [
+    (os.devnull, ["is not a regular file", "a character device"]),
+    ("pipe.yaml", ["is not a regular file", "a named pipe"]),
+], ids=["dev-null", "fifo"])
+def test_a_config_that_is_no_regular_file_is_one_line_naming_it_so(config, names, tmp_path, capsys, monkeypatch):
+    """`--config /dev/null` said the config was not found."""
+    monkeypatch.chdir(tmp_path)
+    if config == "pipe.yaml":
+        os.mkfifo(config)
+    code, _, err = run_main(train, ["--config", config, "--run-dir", "run"], capsys)
+    assert_one_line(code, err, "snack-train", config, *names)
+    assert "not found" not in err and not (tmp_path / "run").exists()
+
+
+def test_a_config_that_sets_a_key_twice_is_one_line_naming_the_file_the_key_and_the_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("twice.yaml").write_text("extends: quickstart\nalgo:\n  learning_rate: 1e-3\n  learning_rate: 5e-4\n")
+    code, _, err = run_main(train, ["--config", "twice.yaml", "--run-dir", "run"], capsys)
+    assert_one_line(code, err, "snack-train", "twice.yaml, line 4", "duplicate key 'learning_rate' (first set on line 3)")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("setting, names", [
+    ("algo.net_arch=[100000000]", ["algo.net_arch", "4,096"]),
+    ("algo.grid.dilations=[100000]", ["algo.grid.dilations", "64"]),
+], ids=["net-arch", "grid-dilations"])
+def test_a_network_too_large_to_build_is_one_line_before_a_run_folder_is_written(setting, names, tmp_path, capsys, monkeypatch):
+    """`--set algo.net_arch=[100000000]` ended in torch's `can't allocate memory` traceback."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_main(train, ["--set", setting, "--set", "timesteps=64", "--run-dir", "run"], capsys)
+    assert_one_line(code, err, "snack-train", *names)
+    assert not (tmp_path / "run").exists()
+
+
 def test_yaml_nested_too_deeply_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = run_main(train, ["--set", "timesteps=" + "[" * 3000 + "]" * 3000, "--run-dir", "run"], capsys)
@@ -196,6 +231,44 @@ def test_resuming_a_run_with_a_damaged_file_is_one_line_and_changes_nothing(dama
     code, _, err = run_main(train, ["--resume", str(run)], capsys)
     assert_one_line(code, err, "snack-train", *names)
     assert digests(run) == before
+
+
+def finished_sb3_run(folder: Path) -> Path:
+    """A run the sb3 backend finished: `resumable_run` with the same checkpoint as final.zip and final.json."""
+    run = resumable_run(folder)
+    shutil.copyfile(run / "latest.zip", run / "final.zip")
+    shutil.copyfile(run / "latest.json", run / "final.json")
+    return run
+
+
+def finished_rllib_run(folder: Path) -> Path:
+    """A run the rllib backend finished, as far as its files show it: config.json, state.json, the Algorithm
+    checkpoint folders checkpoint/ and final/, and final.json in the rllib backend's format."""
+    run = resumable_run(folder)
+    (run / "latest.zip").unlink()
+    (run / "latest.json").unlink()
+    for name in ("checkpoint", "final"):
+        (run / name).mkdir()
+        (run / name / "algorithm_state.pkl").write_bytes(b"not used")
+    (run / "final.json").write_text(json.dumps({"format": "snack-envs-rllib-checkpoint/1", "timesteps": 128}))
+    return run
+
+
+@pytest.mark.parametrize("make, backend, names", [
+    (finished_sb3_run, "rllib", ["trained with the sb3 backend", "final.zip", "not rllib"]),
+    (finished_rllib_run, "sb3", ["trained with the rllib backend", "not sb3", "--backend rllib"]),
+    (resumable_run, "rllib", ["trained with the sb3 backend", "latest.zip", "not rllib"]),
+], ids=["finished-sb3-run-with-rllib", "finished-rllib-run-with-sb3", "stopped-sb3-run-with-rllib"])
+def test_resuming_a_run_with_another_backend_than_trained_it_is_one_line_and_changes_nothing(make, backend, names, tmp_path,
+                                                                                               capsys):
+    """--backend rllib on a finished sb3 run said it was finished with a `final` checkpoint that is not there
+    (and exited 0); on a stopped one, that the run had no checkpoint folder. The sb3 backend on an rllib run
+    named a final.zip that is not there."""
+    run = make(tmp_path / "run")
+    before, paths = digests(run), sorted(run.rglob("*"))
+    code, _, err = run_main(train, ["--resume", str(run), "--backend", backend], capsys)
+    assert_one_line(code, err, "snack-train", str(run), *names)
+    assert digests(run) == before and sorted(run.rglob("*")) == paths
 
 
 # --- env options --------------------------------------------------------------------------------------------

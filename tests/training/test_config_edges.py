@@ -7,6 +7,7 @@ ConfigError that names the key, never a traceback nor a value let through."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import check_config, load_config, load_run_config, stage_configs, validate
+from snack_envs.training.config import check_config, load_config, load_run_config, stage_configs, validate, yaml_load
 from tests.helpers import CHECKPOINTS
 
 
@@ -66,6 +67,28 @@ def test_an_optional_string_setting_takes_null():
 @pytest.mark.parametrize("value", ["64", "[]", "[true]", "[a]", "[0]", "{64: 1}"])
 def test_net_arch_must_be_a_non_empty_list_of_positive_integers(value):
     refused([f"algo.net_arch={value}"], "must be a non-empty list of positive integers")
+
+
+# --- a network's size: bounded, so that a typo is refused on load, not a torch allocation failure ---------------
+@pytest.mark.parametrize("override, message", [
+    ("algo.net_arch=[100000000]", "algo.net_arch=[100000000] is too large: at most 16 hidden layers of at most 4,096 units each"),
+    ("algo.net_arch=[64, 4097]", "algo.net_arch=[64, 4097] is too large: at most 16 hidden layers of at most 4,096 units each"),
+    ("algo.net_arch=[" + ", ".join(["8"] * 17) + "]",
+     "algo.net_arch has 17 entries, too many: at most 16 hidden layers of at most 4,096 units each"),
+    ("algo.grid.dilations=[1, 65]", "algo.grid.dilations=[1, 65] is too large: at most 16 residual blocks of dilation at most 64 each"),
+    ("algo.grid.dilations=[" + ", ".join(["1"] * 17) + "]",
+     "algo.grid.dilations has 17 entries, too many: at most 16 residual blocks of dilation at most 64 each"),
+    ("algo.grid.channels=1025", "algo.grid.channels=1025 is out of range [1, 1024]"),
+], ids=["width", "second-width", "layers", "dilation", "blocks", "channels"])
+def test_a_network_past_its_documented_bounds_is_refused_naming_them(override, message):
+    """algo.net_arch=[100000000] was taken and died in torch (can't allocate 34 GB); dilations had no bound either."""
+    refused([override], message)
+
+
+def test_a_network_at_its_bounds_loads():
+    config = load_config(None, ["algo.net_arch=[" + ", ".join(["4096"] * 16) + "]", "algo.grid.channels=1024",
+                                "algo.grid.dilations=[" + ", ".join(["64"] * 16) + "]"])
+    assert config["algo"]["net_arch"] == [4096] * 16 and config["algo"]["grid"] == {"channels": 1024, "dilations": [64] * 16}
 
 
 # --- sections: a section of the schema must be a mapping -------------------------------------------------------
@@ -164,10 +187,51 @@ def test_an_extends_chain_of_eleven_files_loads_and_a_longer_one_is_refused_as_t
 
 
 # --- config files: an empty one is its parent; one that is not text is named -------------------------------------
-def test_an_empty_config_file_is_its_parent(tmp_path):
+@pytest.mark.parametrize("text", ["# nothing set here\n", ""], ids=["comment", "zero-bytes"])
+def test_an_empty_config_file_is_its_parent(text, tmp_path):
     empty = tmp_path / "empty.yaml"
-    empty.write_text("# nothing set here\n")
+    empty.write_text(text)
     assert load_config(empty) == load_config("base")
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda folder: Path(os.devnull), "a character device"),
+    (lambda folder: (os.mkfifo(folder / "pipe.yaml"), folder / "pipe.yaml")[1], "a named pipe"),
+    (lambda folder: (folder / "dir.yaml").mkdir() or folder / "dir.yaml", "a folder"),
+], ids=["dev-null", "fifo", "folder"])
+def test_a_config_path_that_is_there_but_no_regular_file_is_named_as_such_not_as_missing(make, kind, tmp_path):
+    """--config /dev/null said "not found" (a FIFO too, which reading would have waited on for ever)."""
+    path = make(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"config file {str(path)!r} is not a regular file: {path} is {kind}; give a YAML file"
+    extends = tmp_path / "child.yaml"
+    extends.write_text(f"extends: {path}\n")
+    refused([], f"{extends}: extends: config file {str(path)!r} is not a regular file: {path} is {kind}", extends)
+
+
+# --- a key set twice in one mapping: refused, naming the file, the key and both lines --------------------------------
+@pytest.mark.parametrize("text, where", [
+    ("algo:\n  learning_rate: 1e-3\n  learning_rate: 5e-4\n",
+     "line 3, column 3: malformed YAML: duplicate key 'learning_rate' (first set on line 2)"),
+    ("seed: 1\ntimesteps: 64\nseed: 2\n", "line 3, column 1: malformed YAML: duplicate key 'seed' (first set on line 1)"),
+    ("eval: {games: 2, games: 4}\n", "line 1, column 18: malformed YAML: duplicate key 'games' (first set on line 1)"),
+], ids=["nested", "top-level", "flow-mapping"])
+def test_a_key_set_twice_in_one_mapping_is_refused_naming_the_file_the_key_and_its_lines(text, where, tmp_path):
+    """PyYAML keeps the last of two `learning_rate:` lines under `algo:` silently."""
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"{path}, {where}"
+
+
+def test_a_key_set_twice_in_an_override_is_refused_and_a_key_a_merge_brings_in_may_be_set_again():
+    refused(["algo={gamma: 0.9, gamma: 0.8}"], "override 'algo={gamma: 0.9, gamma: 0.8}', line 1, column 14: malformed YAML: "
+                                                "duplicate key 'gamma' (first set on line 1)")
+    merged = yaml_load("defaults: &defaults {gamma: 0.9, n_epochs: 4}\nalgo:\n  <<: *defaults\n  gamma: 0.8\n", "merge")
+    assert merged["algo"] == {"gamma": 0.8, "n_epochs": 4}
+    assert yaml_load("a: {1: x, 2: y}\nb: {a: 1}\n", "distinct") == {"a": {1: "x", 2: "y"}, "b": {"a": 1}}
 
 
 def test_a_config_file_that_is_not_text_is_a_config_error_naming_it(tmp_path):

@@ -56,7 +56,7 @@ from snack_envs.checkpoints import RLLIB_RUN_FORMAT, library_versions, write_jso
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config
 from snack_envs.training.run import (
-    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, read_state,
+    Interrupted, StopSignals, check_backend, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, read_state,
     resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped, train_result, write_eval,
 )
 
@@ -200,6 +200,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     if config.get("stages"):
         raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    if resume:  # an sb3 run's checkpoints are no Algorithm checkpoints (its final.json says finished all the same)
+        check_backend(run_dir, "rllib")
     config = rllib_config(config)
     if resume:  # a fresh run leaves a folder it refuses as it found it
         for saved in ("checkpoint", "final"):  # a save stopped between its renames

@@ -52,9 +52,9 @@ from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.training.config import check_config, player_counts, read_run_json
 from snack_envs.training.imitate import IMITATION_DIR, imitates, kickstart
 from snack_envs.training.run import (
-    Interrupted, StopSignals, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve, lineage_entry,
-    keep_due, prune_snapshots, read_state, resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped, train_result,
-    write_eval,
+    Interrupted, StopSignals, check_backend, checkpoint_metadata, eval_due, evaluate, evaluate_final, finished_run, learning_curve,
+    lineage_entry, keep_due, prune_snapshots, read_state, resume_command, resumed_seed, save_state, snapshot_due, start_run, stopped,
+    train_result, write_eval,
 )
 
 
@@ -262,6 +262,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, recipe: dict | None
 
         return train_recipe(config, Path(run_dir), resume, recipe, train_stage=train)
     config = check_config(config, source=run_dir / "config.json" if resume else None, resume=resume)
+    if resume:  # an rllib run's checkpoints are no zip files (its final.json says finished all the same)
+        check_backend(run_dir, "sb3")
     if resume and (done := finished_run(run_dir, config, run_dir / "final.zip")):
         return done
     import torch
