@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test, state_test
 from pettingzoo.utils.conversions import aec_to_parallel
 
 import snack_envs
@@ -490,3 +490,46 @@ def test_a_turn_based_game_takes_joint_actions_from_its_one_seat_to_act(name):
     game.apply_joint({seat: action})
     twin.apply(action)
     assert game == twin
+
+
+# --- state(): PettingZoo's global view for centralised training -------------------------------------------------
+@pytest.mark.parametrize("name", ENVS)
+def test_pettingzoos_state_test(name):
+    module = env_module(name)
+    for n in player_counts(name):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            state_test(module.env(num_players=n), module.parallel_env(num_players=n), num_cycles=50)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_state_is_every_agents_observation_in_agent_order_at_every_step(name):
+    """state() = the agents' observation vectors one after another, in possible_agents order (seats shuffled
+    or not), through the public env and the raw one, to the end of the game; always inside state_space."""
+    module = env_module(name)
+    for n in player_counts(name):
+        for env in (module.env(num_players=n), module.raw_env(num_players=n)):
+            checked = []
+
+            def check(env):
+                state = env.state()
+                assert env.state_space.contains(state)
+                size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
+                assert state.shape == (n * size,)
+                for i, agent in enumerate(env.possible_agents):
+                    assert np.array_equal(state[i * size:(i + 1) * size], env.observe(agent)["observation"]), agent
+                checked.append(True)
+
+            play_aec(env, seed=n, on_step=check)
+            check(env)  # the finished game
+            assert len(checked) > 5
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_state_before_reset_is_refused(name):
+    module = env_module(name)
+    raw = module.raw_parallel_env() if is_parallel(name) else module.raw_env()
+    with pytest.raises(IllegalActionError, match=r"state\(\) before reset\(\)"):
+        raw.state()
+    with pytest.raises(AssertionError, match="reset"):
+        module.env().state()

@@ -113,6 +113,8 @@ class SnackEnvBase:
             }
         )
         act_space = spaces.Discrete(self.num_actions)
+        n = self.num_players
+        self.state_space = spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), (n * layout.size,), layout.dtype)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._rng = np.random.default_rng()
@@ -165,6 +167,14 @@ class SnackEnvBase:
 
     def action_mask(self, agent: str) -> np.ndarray:
         return self.game.action_mask(self.agent_seats[agent])
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global view for centralised training (a MAPPO or QMIX critic's input; `state_space`):
+        every agent's observation vector, in `possible_agents` order. So it holds what any player knows and
+        nothing that none does (the draw pile's order stays hidden); in a finished game, the final position."""
+        if self.game is None:
+            raise IllegalActionError(f"{self.env_name}: state() before reset(); call reset() first")
+        return np.concatenate([self.encoder.encode(self.game, self.agent_seats[a]) for a in self.possible_agents])
 
     def action_to_str(self, action: int) -> str:
         return self.game.action_to_str(int(action))

@@ -17,6 +17,8 @@ Needs `pip install "snack-envs[torchrl]"`. `make_env` wraps the public env with
 - The vector observation sits at (group, "observation", "observation").
 - `raw=True` wraps `raw_env()` / `raw_parallel_env()` instead, which raise
   IllegalActionError on an illegal action (the public envs end the game with -1).
+- `return_state=True` adds the env's global `state()` (every agent's
+  observation, in agent order) under "state", for a centralised critic.
 """
 
 from __future__ import annotations
@@ -29,12 +31,15 @@ with extras.needed("snack_envs.integrations.torchrl"):
     from torchrl.envs import PettingZooWrapper
 
 
-def make_env(env_name: str, seed: int | None = None, raw: bool = False, **env_kwargs: Any) -> PettingZooWrapper:
-    """The game as a TorchRL env (see the module docstring); `env_kwargs` go to the game."""
+def make_env(env_name: str, seed: int | None = None, raw: bool = False, return_state: bool = False,
+             **env_kwargs: Any) -> PettingZooWrapper:
+    """The game as a TorchRL env (see the module docstring); `env_kwargs` go to the game. `return_state`:
+    each step also holds the env's global `state()` under "state" (every agent's observation, for a
+    centralised critic such as MAPPO's)."""
     spec = specs.get(env_name)
     if raw:
         env = spec.raw_env(**env_kwargs)
     else:
         entry = spec.entry_points()
         env = (entry.parallel_env if spec.simultaneous else entry.env)(**env_kwargs)
-    return PettingZooWrapper(env, use_mask=True, categorical_actions=True, seed=seed)
+    return PettingZooWrapper(env, use_mask=True, categorical_actions=True, seed=seed, return_state=return_state)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import snack_envs
@@ -43,3 +44,13 @@ def test_torchrl_spec_check_on_the_public_env(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env_specs(make_env(name, seed=1), seed=1)
+
+
+@pytest.mark.parametrize("name", ENVS)
+def test_return_state_gives_the_envs_global_state_at_every_step(name):
+    env = make_env(name, seed=2, return_state=True, num_players=2)
+    rollout = env.rollout(30, break_when_any_done=True)
+    pettingzoo_env = env._env  # the wrapped PettingZoo env, left at the rollout's last step
+    assert rollout["next", "state"].shape[-1] == pettingzoo_env.state_space.shape[0]
+    assert np.array_equal(rollout["next", "state"][-1].numpy(), pettingzoo_env.state())
+    assert not torch.equal(rollout["state"][0], rollout["next", "state"][-1])  # it follows the game
