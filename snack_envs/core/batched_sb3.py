@@ -14,10 +14,11 @@ once (SB3's auto-reset) and its info holds the Monitor-style `episode`, the
 learner's `terminal_observation` and `TimeLimit.truncated` (True for a game
 cut at `max_steps`, which SB3's algorithms then bootstrap from, as they do
 over the Gymnasium envs in a DummyVecEnv). `seed(s)` takes effect at the
-next `reset()`, as SB3's VecEnvs do: the games and the opponents' draws start
-again as in a VecEnv built with seed s (snapshots already added keep their own
-streams). `env_method("action_masks")` answers from the
-batch, so MaskablePPO needs no wrapper.
+next `reset()`, as SB3's VecEnvs do: the games, the opponents' draws and the
+sampled moves of the snapshots in the mix start again from seed s, so the same
+seed plays the same games (as in a VecEnv built with s, unless snapshots were
+retired before: those took draws of their own when added). `env_method("action_masks")`
+answers from the batch, so MaskablePPO needs no wrapper.
 
 Opponents act in batches: random from the masks, snapshots by one torch
 forward pass per snapshot, the heuristic natively

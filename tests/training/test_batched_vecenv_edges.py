@@ -198,3 +198,70 @@ def test_seeding_again_replays_the_snapshots_sampled_moves_too(tmp_path):
     play(vec, 60)  # the snapshot's stream goes on
     vec.seed(7)
     assert same(play(vec, 60), first)
+
+
+def test_seeding_a_fresh_vec_env_with_its_own_seed_keeps_the_draws_of_snapshots_already_retired(tmp_path):
+    """Before the first reset, seed(the seed it was built with) changes nothing even when more snapshots were
+    added than the mix keeps: each drew from the VecEnv's stream, the retired one too, and the one left in the
+    mix keeps the stream it was given (not the first draw of a fresh one)."""
+    for i in range(2):
+        for ext in ("zip", "json"):
+            shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s{i}.{ext}")
+    opponents = {"random": 1.0, "heuristic": 1.0, "self": 1.0}
+    plain, seeded = (make(seed=7, opponents=opponents, max_snapshots=1) for _ in range(2))
+    for vec in (plain, seeded):
+        for i in range(2):
+            vec.add_snapshot(str(tmp_path / f"s{i}.zip"))
+        assert vec.snapshot_ids == [1] and list(vec.playing) == [1]
+    seeded.seed(7)
+    assert same(play(seeded, 25), play(plain, 25))
+
+
+def test_seeding_again_plays_as_a_vec_env_built_with_that_seed_its_snapshot_included(tmp_path):
+    """seed(s) then reset() on a VecEnv that has played plays the games a VecEnv built with s plays after the same
+    snapshot was added: the snapshot's sampled moves restart from the same draw of s's stream as they would there."""
+    for ext in ("zip", "json"):
+        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    opponents = {"random": 0.0, "heuristic": 0.0, "self": 1.0}
+    used, fresh = make(seed=5, opponents=opponents), make(seed=7, opponents=opponents)
+    for vec in (used, fresh):
+        vec.add_snapshot(str(tmp_path / "s.zip"))
+    play(used, 30)
+    used.seed(7)
+    assert same(play(used, 60), play(fresh, 60))
+
+
+def test_a_snapshot_opponent_samples_its_moves_rather_than_playing_its_best(tmp_path):
+    """The frozen snapshots play as self-play's learner does while it trains: moves drawn from the masked softmax,
+    so positions asked of a snapshot many times get more than one move (a trained snapshot is sure of most)."""
+    for ext in ("zip", "json"):
+        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    vec = make(seed=3, opponents={"random": 0.0, "heuristic": 0.0, "self": 1.0})
+    vec.add_snapshot(str(tmp_path / "s.zip"))
+    snapshot, rng, obs, varied = vec.playing[0], np.random.default_rng(0), vec.reset(), 0
+    for _ in range(20):
+        masks = vec.action_masks()
+        moves = snapshot.act_batch(np.repeat(obs, 50, axis=0), np.repeat(masks, 50, axis=0)).reshape(4, 50)
+        assert all(masks[i, moves[i]].all() for i in range(4))
+        varied += sum(len(set(moves[i].tolist())) > 1 for i in range(4))
+        obs, *_ = vec.step(legal(masks, rng))
+    assert varied >= 5
+
+
+def test_a_solo_game_is_the_learner_alone_moving_at_every_step():
+    """Snack Time's solo mode (`configs/snack_time_solo.yaml` with `vec_env: batched`): one player, no opponent
+    seat, so every step is the learner's and an episode's length is the number of steps its game lasted."""
+    vec = make(num_players=1, name="snack_time_v0", opponents={"random": 1.0, "heuristic": 1.0, "self": 0.0})
+    obs = vec.reset()
+    assert obs.shape == (4, *vec.observation_space.shape) and vec.observation_space.contains(obs[0])
+    rng, steps, ended = np.random.default_rng(0), np.zeros(4, int), 0
+    for _ in range(300):
+        _, _, dones, infos = vec.step(legal(vec.action_masks(), rng))
+        steps += 1
+        assert np.array_equal(vec.lengths, np.where(dones, 0, steps))
+        for i in np.flatnonzero(dones):
+            assert infos[i]["episode"]["l"] == steps[i]
+            assert vec.observation_space.contains(infos[i]["terminal_observation"])
+            steps[i] = 0
+            ended += 1
+    assert ended >= 4
