@@ -451,3 +451,68 @@ def test_yaml_with_a_control_character_is_a_config_error_naming_the_character(tm
 ])
 def test_env_options_that_belong_elsewhere_are_refused_saying_where(options, message):
     refused([f"env.options={options}"], message)
+
+
+def test_init_from_a_checkpoint_whose_sizes_are_not_those_of_the_configs_game_options_is_refused(monkeypatch):
+    """check_fits checks the checkpoint against its own game options; check_network against the config's.
+    No shipped game's sizes depend on an option yet, so one is made to: suns_per_fence=3 adds an observation value."""
+    from snack_envs import checkpoints
+
+    real = checkpoints.env_facts
+
+    def env_facts(env_name, num_players, options=None):
+        facts = real(env_name, num_players, options)
+        if (options or {}).get("suns_per_fence") == 3:
+            facts["observation_size"] += 1
+        return facts
+
+    monkeypatch.setattr(checkpoints, "env_facts", env_facts)
+    assert load_config("snack_rabbits", [f"init_from={RABBITS}"])["init_from"] == str(RABBITS)
+    refused([f"init_from={RABBITS}", "env.options={suns_per_fence: 3}"],
+            "its network takes 85 observation values and scores 49 actions, but snack_rabbits_v0 (2 players) has 86 and 49",
+            "snack_rabbits")
+
+
+@pytest.mark.parametrize("text, where", [
+    ("seed: 1\n? [a]\n: 2\n", "line 2, column 3"),
+    ("algo: {{gamma: 1}: 2}\n", "line 1, column 8"),
+], ids=["after-a-key", "first-key"])
+def test_an_unhashable_key_is_malformed_yaml_naming_its_line_not_a_traceback(text, where, tmp_path):
+    """The duplicate-key check skips a key it cannot hash; SafeLoader's own error then names it."""
+    path = tmp_path / "unhashable.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"{path}, {where}: malformed YAML: found unhashable key"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda folder: folder / "gone.yaml", "does not exist"),
+    (lambda folder: (folder / "dir.yaml").mkdir() or folder / "dir.yaml", "is not a regular file: it is a folder"),
+    (lambda folder: Path(os.devnull), "is not a regular file: it is a character device"),
+], ids=["missing", "folder", "dev-null"])
+def test_read_yaml_names_a_path_that_is_no_regular_file_as_such(make, message, tmp_path):
+    """find_config hands read_yaml only files, but the file may go between the two (and the default config is
+    read without find_config): read_yaml says what the path is, never reading a folder or a device."""
+    from snack_envs.training.config import read_yaml
+
+    path = make(tmp_path)
+    with pytest.raises(ConfigError) as error:
+        read_yaml(path)
+    assert str(error.value) == f"config file {path} {message}"
+
+
+def test_stage_source_names_where_each_stage_starts_from_as_a_copy(tmp_path):
+    """Stage 1 from nothing (init_from), a stage from the one before it unless it names a start, an average or a
+    select; each a copy, so that a recipe's run changing what it is handed changes no config."""
+    from snack_envs.training.config import stage_source
+
+    select = {"stage": 1, "at": [100], "against": "random", "players": [2], "games": 2, "seeds": [0]}
+    config = load_config(recipe_of(tmp_path, "{timesteps: 300}", "{timesteps: 300}", "{start: {stage: 1}}",
+                                   "{start: {stage: 2, timesteps: 100}}", "{average: [1, 2]}", json.dumps({"select": select})))
+    stages = json.loads(json.dumps(config["stages"]))
+    sources = [stage_source(config, k) for k in range(1, 7)]
+    assert sources == [{}, {"stage": 1}, {"stage": 1}, {"stage": 2, "timesteps": 100}, {"average": [1, 2]}, {"select": select}]
+    sources[2]["stage"] = sources[3]["timesteps"] = sources[5]["select"]["stage"] = 9
+    sources[4]["average"].append(3)
+    assert config["stages"] == stages
