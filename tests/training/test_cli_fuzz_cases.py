@@ -171,7 +171,7 @@ def test_a_network_too_large_to_build_is_one_line_before_a_run_folder_is_written
 def test_yaml_nested_too_deeply_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, _, err = run_main(train, ["--set", "timesteps=" + "[" * 3000 + "]" * 3000, "--run-dir", "run"], capsys)
-    assert_one_line(code, err, "snack-train", "timesteps")
+    assert_one_line(code, err, "snack-train", "timesteps", "nested too deeply")
     assert not (tmp_path / "run").exists()
 
 

@@ -516,3 +516,26 @@ def test_stage_source_names_where_each_stage_starts_from_as_a_copy(tmp_path):
     sources[2]["stage"] = sources[3]["timesteps"] = sources[5]["select"]["stage"] = 9
     sources[4]["average"].append(3)
     assert config["stages"] == stages
+
+
+def test_a_config_file_nested_too_deeply_is_malformed_yaml_not_its_parent(tmp_path):
+    """PyYAML composes nested collections recursively: a file nested thousands deep is refused as such (it
+    used to load silently as its parent when the recursion error was lost)."""
+    path = tmp_path / "deep.yaml"
+    path.write_text("algo:\n  net_arch: " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: malformed YAML: collections nested too deeply$"):
+        load_config(path)
+    assert yaml_load("a: [[1]]", "x") == {"a": [[1]]}
+
+
+def test_stage_configs_resets_imitation_only_where_a_later_stage_sets_none_and_keeps_each_start():
+    """Stage k > 1 imitates only where it sets imitation.games or dagger_rounds (the others get both 0), and a
+    stage that a later one starts from at S timesteps keeps a checkpoint at S besides the recipe's keep_at."""
+    config = {"seed": 0, "timesteps": 300, "keep_at": [200], "imitation": {"games": 3, "dagger_rounds": 2},
+              "stages": [{}, {"imitation": {"games": 5}, "start": {"stage": 1, "timesteps": 100}}, {"timesteps": 50}]}
+    first, second, third = stage_configs(config)
+    assert first["imitation"] == {"games": 3, "dagger_rounds": 2} and first["keep_at"] == [100, 200]
+    assert second["imitation"] == {"games": 5, "dagger_rounds": 2} and second["init_from"] is None
+    assert "start" not in second and second["keep_at"] == [200]
+    assert third["imitation"] == {"games": 0, "dagger_rounds": 0} and third["timesteps"] == 50
+    assert "stages" not in first and config["stages"][1]["imitation"] == {"games": 5}  # the recipe itself untouched
