@@ -23,6 +23,13 @@ def make(num_players=2, seed=0, num_envs=4, name="snack_wars_v0", **kwargs):
     return BatchedSelfPlayVecEnv(name, num_envs, num_players, seed, "win", kwargs.pop("opponents", OPPONENTS), **kwargs)
 
 
+def snapshot_copy(folder: Path, name: str = "s") -> str:
+    """The shipped Snack Wars checkpoint (zip and metadata) copied into `folder` as `name`; its zip's path."""
+    for ext in ("zip", "json"):
+        shutil.copy(f"{CHECKPOINT}.{ext}", folder / f"{name}.{ext}")
+    return str(folder / f"{name}.zip")
+
+
 def legal(masks, rng):
     return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
 
@@ -96,8 +103,7 @@ def test_every_finished_game_reports_its_end_and_draws_new_opponents():
 
 def test_a_snapshot_pushed_out_of_the_mix_that_no_game_plays_is_let_go_at_once(tmp_path):
     for i in range(2):
-        for ext in ("zip", "json"):
-            shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s{i}.{ext}")
+        snapshot_copy(tmp_path, f"s{i}")
     vec = make(opponents={"self": 1.0}, max_snapshots=1)  # before any reset: no game plays a snapshot
     assert vec.env_method("add_snapshot", str(tmp_path / "s0.zip")) == [None] * 4
     assert [p.name for p in vec.mix.snapshots] == ["s0"] and list(vec.playing) == [0]
@@ -142,8 +148,7 @@ def test_a_concat_vec_env_steps_as_its_parts_side_by_side(tmp_path):
                 assert a["episode"] == b["episode"] and a["TimeLimit.truncated"] == b["TimeLimit.truncated"]
                 ended += 1
     assert ended >= 5
-    for ext in ("zip", "json"):
-        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    snapshot_copy(tmp_path)
     assert concat.env_method("add_snapshot", str(tmp_path / "s.zip")) == [None] * 5
     assert [len(part.mix.snapshots) for part in concat.parts] == [1, 1]
     concat.close()
@@ -175,8 +180,7 @@ def test_seeding_again_with_the_seed_the_vec_env_was_built_with_replays_it_once_
 def test_seeding_a_fresh_vec_env_with_its_own_seed_leaves_the_draws_made_before_its_first_reset(tmp_path):
     """Before the first reset, seed(the seed it was built with) changes nothing: a snapshot added before then
     has drawn from the VecEnv's stream, and the opponents' draws go on from there, as in a VecEnv never seeded."""
-    for ext in ("zip", "json"):
-        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    snapshot_copy(tmp_path)
     opponents = {"random": 1.0, "heuristic": 1.0, "self": 1.0}
     plain, seeded = make(seed=7, opponents=opponents), make(seed=7, opponents=opponents)
     for vec in (plain, seeded):
@@ -188,8 +192,7 @@ def test_seeding_a_fresh_vec_env_with_its_own_seed_leaves_the_draws_made_before_
 def test_seeding_again_replays_the_snapshots_sampled_moves_too(tmp_path):
     """A snapshot opponent samples its moves from a stream of its own, drawn from the VecEnv's: seed(s) then
     reset() starts that stream again too, so the same seed plays the same games against the same snapshot."""
-    for ext in ("zip", "json"):
-        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    snapshot_copy(tmp_path)
     vec = make(seed=5, opponents={"random": 0.0, "heuristic": 0.0, "self": 1.0})
     vec.add_snapshot(str(tmp_path / "s.zip"))
     vec.seed(7)
@@ -205,8 +208,7 @@ def test_seeding_a_fresh_vec_env_with_its_own_seed_keeps_the_draws_of_snapshots_
     added than the mix keeps: each drew from the VecEnv's stream, the retired one too, and the one left in the
     mix keeps the stream it was given (not the first draw of a fresh one)."""
     for i in range(2):
-        for ext in ("zip", "json"):
-            shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s{i}.{ext}")
+        snapshot_copy(tmp_path, f"s{i}")
     opponents = {"random": 1.0, "heuristic": 1.0, "self": 1.0}
     plain, seeded = (make(seed=7, opponents=opponents, max_snapshots=1) for _ in range(2))
     for vec in (plain, seeded):
@@ -220,8 +222,7 @@ def test_seeding_a_fresh_vec_env_with_its_own_seed_keeps_the_draws_of_snapshots_
 def test_seeding_again_plays_as_a_vec_env_built_with_that_seed_its_snapshot_included(tmp_path):
     """seed(s) then reset() on a VecEnv that has played plays the games a VecEnv built with s plays after the same
     snapshot was added: the snapshot's sampled moves restart from the same draw of s's stream as they would there."""
-    for ext in ("zip", "json"):
-        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    snapshot_copy(tmp_path)
     opponents = {"random": 0.0, "heuristic": 0.0, "self": 1.0}
     used, fresh = make(seed=5, opponents=opponents), make(seed=7, opponents=opponents)
     for vec in (used, fresh):
@@ -234,8 +235,7 @@ def test_seeding_again_plays_as_a_vec_env_built_with_that_seed_its_snapshot_incl
 def test_a_snapshot_opponent_samples_its_moves_rather_than_playing_its_best(tmp_path):
     """The frozen snapshots play as self-play's learner does while it trains: moves drawn from the masked softmax,
     so positions asked of a snapshot many times get more than one move (a trained snapshot is sure of most)."""
-    for ext in ("zip", "json"):
-        shutil.copy(f"{CHECKPOINT}.{ext}", tmp_path / f"s.{ext}")
+    snapshot_copy(tmp_path)
     vec = make(seed=3, opponents={"random": 0.0, "heuristic": 0.0, "self": 1.0})
     vec.add_snapshot(str(tmp_path / "s.zip"))
     snapshot, rng, obs, varied = vec.playing[0], np.random.default_rng(0), vec.reset(), 0
