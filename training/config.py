@@ -390,6 +390,11 @@ def read_yaml(path: Path) -> dict:
         raise ConfigError(f"{path}: {error}") from None
 
 
+def shipped_configs() -> list[str]:
+    """The names of the shipped configs, for messages that list them."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+
+
 def find_config(name: str | Path, beside: Path | None = None) -> Path:
     """The config file `name` names: as a path (relative to the folder `beside`, the folder of the file
     that names it, else to the working directory), else a shipped config of that name ("base",
@@ -397,7 +402,7 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
     name = Path(name).expanduser()
     if not name.name:  # ".", "/": a folder, no file name to look for
         raise ConfigError(f"config {str(name)!r} is a folder: give a YAML file, or the name of a shipped config "
-                          f"({sorted(p.stem for p in CONFIG_DIR.glob('*.yaml'))})")
+                          f"({shipped_configs()})")
     given = name if beside is None or name.is_absolute() else beside / name
     candidates = [given] if given.suffix else [given.with_name(given.name + ".yaml"), given]
     candidates.append(CONFIG_DIR / (name.name if name.suffix else name.name + ".yaml"))
@@ -407,9 +412,8 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
     for path in candidates:  # none is a file: one that is something else is named as such, not as missing
         if kind := not_a_file(path):
             raise ConfigError(f"config file {str(name)!r} is not a regular file: {path} is {kind}; give a YAML file")
-    shipped = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
     raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(candidates))}); "
-                      f"shipped configs: {shipped}")
+                      f"shipped configs: {shipped_configs()}")
 
 
 def recipe_name(name: str | Path | None) -> str:
@@ -559,19 +563,23 @@ def load_run_config(run_dir: str | Path) -> dict[str, Any]:
     return check_config(read_run_json(path, "a run's config"), source=path, resume=True)
 
 
-def read_run_json(path: Path, what: str, needs: tuple[str, ...] = ()) -> dict:
+def read_run_json(path: Path, what: str, needs: tuple[str, ...] = (), whole: tuple[str, ...] = ()) -> dict:
     """One of a run's JSON files (config.json, state.json, a checkpoint's metadata, ...), which is `what`
-    ("a run's state", ...): a mapping holding the keys `needs`. A file edited or damaged into anything else
-    (not JSON, not a mapping, a key missing) is a ConfigError naming it."""
+    ("a run's state", ...): a mapping holding the keys `needs`, those of `whole` whole numbers. A file edited
+    or damaged into anything else (not JSON, not a mapping, a key missing or no number) is a ConfigError
+    naming it."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not {what}: a mapping expected, not {type(data).__name__}")
-    missing = [key for key in needs if key not in data]
+    missing = [key for key in (*needs, *whole) if key not in data]
     if missing:
         raise ConfigError(f"{path} is not {what}: it lacks {', '.join(missing)}")
+    for key in whole:
+        if not isinstance(data[key], int):
+            raise ConfigError(f"{path} is not {what}: its {key} are not a whole number")
     return data
 
 

@@ -54,10 +54,11 @@ stopped (game g of a phase is seeded alike wherever and whenever it is played).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Generator, Iterator
 
 import numpy as np
 
@@ -219,9 +220,9 @@ def collect_parts(make_env: Callable, n: int, config: dict, parts: list[tuple[in
         # terminate() then waits for the rest of it for ever (Python's multiprocessing); a short message
         # is written whole or not at all.
         with multiprocessing.get_context("spawn").Pool(min(workers, len(parts)), initializer=_ignore_sigint) as pool:
-            for saved in pool.imap(_collect_part, jobs):
-                samples = _read_npz(Path(saved))
-                Path(saved).unlink()
+            for saved in map(Path, pool.imap(_collect_part, jobs)):
+                samples = _read_npz(saved)
+                saved.unlink()
                 yield samples
 
 
@@ -276,22 +277,20 @@ class Progress:
             folder.mkdir(parents=True, exist_ok=True)
             write_json_atomic(path, settings)
 
-    def samples(self, name: str, games: int, seed: int, play: Callable[[list[tuple[int, int]]], Iterator[dict]]) -> dict:
+    def samples(self, name: str, games: int, seed: int,
+                play: Callable[[list[tuple[int, int]]], Generator[dict, None, None]]) -> dict:
         """The samples of `games` games seeded from `seed`, in parts of PART_GAMES games: those saved already,
         and the rest from `play(parts)` (which yields each part's samples in order), each saved as it comes."""
         starts = range(0, games, PART_GAMES)
         paths = {start: None if self.folder is None else self.folder / f"{name}-{start}.npz" for start in starts}
         todo = [start for start in starts if paths[start] is None or not paths[start].is_file()]
         played = {}
-        parts = play([(min(PART_GAMES, games - start), seed + start) for start in todo])
-        try:
+        # Closed on leaving: a stop here (Ctrl-C) ends the worker processes now, not whenever it is collected.
+        with contextlib.closing(play([(min(PART_GAMES, games - start), seed + start) for start in todo])) as parts:
             for start, part in zip(todo, parts):
                 if paths[start] is not None:  # about 45 times smaller than in memory
                     write_atomic(paths[start], lambda file, part=part: np.savez_compressed(file, **part), "wb")
                 played[start] = part
-        finally:  # a stop here (Ctrl-C) ends the worker processes now, not whenever the generator is collected
-            if hasattr(parts, "close"):
-                parts.close()
         return concatenate([played[start] if start in played else _read_npz(paths[start]) for start in starts])
 
     def fitted(self, phase: str) -> dict | None:

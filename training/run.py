@@ -197,10 +197,7 @@ def read_state(run_dir: Path) -> dict:
     if not path.is_file():
         raise ConfigError(f"{run_dir} has no state.json: the run stopped before its first checkpoint, "
                           f"so there is nothing to resume; start it again")
-    state = read_run_json(path, "a run's state", ("timesteps",))
-    if not isinstance(state["timesteps"], int):
-        raise ConfigError(f"{path} is not a run's state: its timesteps are not a whole number")
-    return state
+    return read_run_json(path, "a run's state", whole=("timesteps",))
 
 
 # The checkpoints by which a run's folder shows the backend that trained it (training/backends/): sb3's are
@@ -232,9 +229,7 @@ def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "
     meta_path = run_dir / "final.json"
     if not meta_path.is_file():
         return None
-    meta = read_run_json(meta_path, "a checkpoint's metadata", ("timesteps",))
-    if not isinstance(meta["timesteps"], int):
-        raise ConfigError(f"{meta_path} is not a checkpoint's metadata: its timesteps are not a whole number")
+    meta = read_run_json(meta_path, "a checkpoint's metadata", whole=("timesteps",))
     if config["timesteps"] > meta["timesteps"]:
         return None
     print(f"{run_dir} is finished: {meta['timesteps']} timesteps, final checkpoint {checkpoint}. To train it on, "

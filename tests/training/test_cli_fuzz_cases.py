@@ -220,9 +220,13 @@ def truncate(path: Path) -> None:
      ["final.json"]),
     (lambda run: ((run / "final.json").write_text("{}"), shutil.copyfile(run / "latest.zip", run / "final.zip")),
      ["final.json", "timesteps"]),
+    (lambda run: ((run / "final.json").write_text('{"timesteps": "64"}'),
+                  shutil.copyfile(run / "latest.zip", run / "final.zip")), ["final.json", "timesteps", "whole number"]),
+    (lambda run: (run / "state.json").write_text('{"timesteps": 64.5, "snapshots": []}'),
+     ["state.json", "timesteps", "whole number"]),
     (lambda run: truncate(run / "latest.zip"), ["latest.zip"]),
 ], ids=["latest-json-not-json", "latest-json-a-list", "final-json-a-list", "final-json-without-timesteps",
-        "latest-zip-truncated"])
+        "final-json-timesteps-no-number", "state-json-timesteps-no-number", "latest-zip-truncated"])
 def test_resuming_a_run_with_a_damaged_file_is_one_line_and_changes_nothing(damage, names, tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     run = resumable_run(tmp_path / "run")
