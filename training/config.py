@@ -398,21 +398,27 @@ def shipped_configs() -> list[str]:
 def find_config(name: str | Path, beside: Path | None = None) -> Path:
     """The config file `name` names: as a path (relative to the folder `beside`, the folder of the file
     that names it, else to the working directory), else a shipped config of that name ("base",
-    "snack_wars.yaml"). A ConfigError listing where it looked when there is none."""
+    "snack_wars.yaml"). A ConfigError listing where it looked when there is none, or naming what is there
+    when it is no file (a folder "runs/snack_wars" is not taken for the shipped snack_wars)."""
     name = Path(name).expanduser()
     if not name.name:  # ".", "/": a folder, no file name to look for
         raise ConfigError(f"config {str(name)!r} is a folder: give a YAML file, or the name of a shipped config "
                           f"({shipped_configs()})")
     given = name if beside is None or name.is_absolute() else beside / name
-    candidates = [given] if given.suffix else [given.with_name(given.name + ".yaml"), given]
-    candidates.append(CONFIG_DIR / (name.name if name.suffix else name.name + ".yaml"))
-    for path in candidates:
+    own = [given] if given.suffix else [given.with_name(given.name + ".yaml"), given]
+    shipped = CONFIG_DIR / (name.name if name.suffix else name.name + ".yaml")
+    for path in own:
         if path.is_file():
             return path
-    for path in candidates:  # none is a file: one that is something else is named as such, not as missing
-        if kind := not_a_file(path):
+    # A path that is there but no file is named as such, not as missing, and not passed over for a shipped
+    # config of the same name; only a bare name ("snack_wars") means the shipped config beside such a folder.
+    bare = len(name.parts) == 1 and not name.suffix
+    for path in own + [shipped]:
+        if path == shipped and path.is_file():
+            return path
+        if (kind := not_a_file(path)) and not (bare and shipped.is_file()):
             raise ConfigError(f"config file {str(name)!r} is not a regular file: {path} is {kind}; give a YAML file")
-    raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(candidates))}); "
+    raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(own + [shipped]))}); "
                       f"shipped configs: {shipped_configs()}")
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from snack_envs.core.game import ConfigError
-from snack_envs.training.config import check_config, load_config, load_run_config, stage_configs, validate, yaml_load
+from snack_envs.training.config import (
+    CONFIG_DIR, check_config, find_config, load_config, load_run_config, stage_configs, validate, yaml_load,
+)
 from tests.helpers import CHECKPOINTS
 
 
@@ -539,3 +541,14 @@ def test_stage_configs_resets_imitation_only_where_a_later_stage_sets_none_and_k
     assert "start" not in second and second["keep_at"] == [200]
     assert third["imitation"] == {"games": 0, "dagger_rounds": 0} and third["timesteps"] == 50
     assert "stages" not in first and config["stages"][1]["imitation"] == {"games": 5}  # the recipe itself untouched
+
+
+def test_a_folder_given_as_a_path_is_refused_not_passed_over_for_the_shipped_config_of_its_name(tmp_path, monkeypatch):
+    """`--config runs/snack_wars` naming a folder loaded the shipped snack_wars.yaml silently; a bare name
+    ("snack_wars") beside a folder of that name still means the shipped config."""
+    (tmp_path / "runs" / "snack_wars").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"^config file 'runs/snack_wars' is not a regular file: runs/snack_wars is a folder"):
+        find_config("runs/snack_wars")
+    monkeypatch.chdir(tmp_path / "runs")
+    assert find_config("snack_wars") == CONFIG_DIR / "snack_wars.yaml"
