@@ -58,15 +58,17 @@ def main(argv=None) -> None:
         if run_dir.exists() and not run_dir.is_dir():
             parser.error(f"--run-dir {run_dir} is a file; give a folder for the run")
         recipe = {"config": recipe_name(args.config), "overrides": list(args.overrides)}  # for the checkpoints' metadata
-    if config.get("stages"):
-        if args.backend == "rllib":
-            raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
-    else:
-        print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} timesteps -> {run_dir}")
+    if config.get("stages") and args.backend == "rllib":
+        raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
+
+    def announce() -> None:  # once the backend's checks have passed (a recipe announces its stages itself)
+        print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} "
+              f"timesteps -> {run_dir}", flush=True)
+
     if args.backend == "rllib":
-        result = rllib.train(config, run_dir, resume=bool(args.resume), address=args.address)
+        result = rllib.train(config, run_dir, resume=bool(args.resume), address=args.address, on_start=announce)
     else:
-        result = sb3.train(config, run_dir, resume=bool(args.resume), recipe=recipe)
+        result = sb3.train(config, run_dir, resume=bool(args.resume), recipe=recipe, on_start=announce)
     print(f"\ntrained {result['timesteps']} timesteps in {result['wall_time_s']:.0f} s; checkpoint {result['checkpoint']}")
     # Win rates, W/T/L and mean scores count finished games; games cut off at max_steps are `unfinished`.
     print(f"{'opponent':12s} {'games':>6s} {'unfinished':>10s} {'win rate':>9s} {'95% CI':>16s} {'W/T/L':>14s} "

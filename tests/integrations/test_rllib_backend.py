@@ -178,13 +178,16 @@ def test_snack_train_dispatches_to_rllib_with_the_address(monkeypatch, tmp_path,
 
     calls = []
 
-    def fake_train(config, run_dir, resume=False, address=None):
+    def fake_train(config, run_dir, resume=False, address=None, on_start=None):
         calls.append((config["env"]["name"], run_dir, resume, address))
+        on_start()
         return {"checkpoint": str(run_dir / "final"), "evaluation": {}, "wall_time_s": 0.0, "timesteps": 1}
 
     monkeypatch.setattr(rllib_backend, "train", fake_train)
     train_cli.main(["--backend", "rllib", "--address", "10.0.0.5:6379", "--run-dir", str(tmp_path)])
     assert calls == [("snack_rabbits_v0", tmp_path, False, "10.0.0.5:6379")]
+    out = capsys.readouterr().out  # the run's line, which the backend has printed once its checks passed
+    assert "training snack_rabbits_v0 (2 players) for " in out and f" timesteps -> {tmp_path}" in out
 
 
 # --- slow tests: a local Ray -----------------------------------------------------------------------------

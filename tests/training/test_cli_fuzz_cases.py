@@ -270,8 +270,9 @@ def test_resuming_a_run_with_another_backend_than_trained_it_is_one_line_and_cha
     named a final.zip that is not there."""
     run = make(tmp_path / "run")
     before, paths = digests(run), sorted(run.rglob("*"))
-    code, _, err = run_main(train, ["--resume", str(run), "--backend", backend], capsys)
+    code, out, err = run_main(train, ["--resume", str(run), "--backend", backend], capsys)
     assert_one_line(code, err, "snack-train", str(run), *names)
+    assert "training" not in out  # the run's line is printed once the checks have passed
     assert digests(run) == before and sorted(run.rglob("*")) == paths
 
 
@@ -360,7 +361,8 @@ def test_a_malformed_ray_address_is_one_line(tmp_path, capsys):
 
 
 def test_a_ray_address_that_nothing_answers_at_is_one_line_at_once(tmp_path, capsys, monkeypatch):
-    """Ray retried an unreachable cluster for over two minutes before it failed; the address is now tried first."""
+    """Ray retried an unreachable cluster for over two minutes before it failed; the address is now tried first,
+    before the run's folder is written (its config.json was left behind) or its "training ..." line printed."""
     ray = pytest.importorskip("ray")
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
         probe.bind(("127.0.0.1", 0))
@@ -368,9 +370,11 @@ def test_a_ray_address_that_nothing_answers_at_is_one_line_at_once(tmp_path, cap
     inits = []
     monkeypatch.setattr(ray, "init", lambda **kwargs: inits.append(kwargs))
     for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
-        code, _, err = run_main(train, ["--backend", "rllib", "--address", address, "--run-dir",
-                                        str(tmp_path / address.replace("/", "_")), "--set", "timesteps=0"], capsys)
+        run_dir = tmp_path / address.replace("/", "_")
+        code, out, err = run_main(train, ["--backend", "rllib", "--address", address, "--run-dir", str(run_dir),
+                                          "--set", "timesteps=0"], capsys)
         assert_one_line(code, err, "snack-train", f"--address {address}", "nothing answers")
+        assert "training" not in out and not run_dir.exists()
     assert inits == []
 
 

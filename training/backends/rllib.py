@@ -50,6 +50,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, library_versions, write_json_atomic
@@ -146,14 +147,14 @@ def check_reachable(address: str, timeout_s: float = 10.0) -> None:
 
 
 def start_ray(address: str | None, config: dict) -> bool:
-    """Connect to the cluster at `address`, or start a local Ray; True if this call started it."""
+    """Connect to the cluster at `address` (which `train` has checked with `check_reachable`), or start a
+    local Ray; True if this call started it."""
     import ray
 
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if address:
-        check_reachable(address)
         try:
             ray.init(address=address)
         except (ValueError, ConnectionError) as error:  # a malformed address, or no cluster there
@@ -194,8 +195,10 @@ def rllib_config(config: dict) -> dict:
     return config
 
 
-def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None) -> dict:
+def train(config: dict, run_dir: Path, resume: bool = False, address: str | None = None,
+          on_start: Callable[[], None] | None = None) -> dict:
     """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
+    `on_start`: called once the checks have passed, just before the run begins.
     On SIGINT / SIGTERM: saves the run after the current iteration and raises TrainingInterrupted (training/run.py)."""
     if config.get("stages"):
         raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
@@ -208,6 +211,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
             restore_algorithm(run_dir / saved)
     if resume and (done := finished_run(run_dir, config, run_dir / "final", backend="rllib")):
         return done
+    if address:  # before start_run writes the run's folder
+        check_reachable(address)
     import ray
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -219,6 +224,8 @@ def train(config: dict, run_dir: Path, resume: bool = False, address: str | None
     if resume and not (run_dir / "checkpoint").is_dir():
         raise ConfigError(f"{run_dir} has no checkpoint folder to resume from")
     started_ray = start_ray(address, config)
+    if on_start:
+        on_start()
     tb = SummaryWriter(str(run_dir / "tb" / "rllib"))
     resume_line = f"resume with: {resume_command(run_dir, 'rllib')}"
     steps = state["timesteps"]

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import signal
 from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -251,12 +252,13 @@ def policy_for(env_name: str, algo: dict) -> tuple[Any, dict]:
 
 
 def train(config: dict, run_dir: Path, resume: bool = False, recipe: dict | None = None,
-          resume_dir: Path | None = None) -> dict:
+          resume_dir: Path | None = None, on_start: Callable[[], None] | None = None) -> dict:
     """Train, evaluate and checkpoint as the module docstring says; returns what `snack-train` prints.
     On SIGINT / SIGTERM: saves the run and raises TrainingInterrupted (training/run.py). A config with
     `stages:` is a recipe, run stage by stage into `run_dir`/stage1, ... (training/recipe.py). `recipe`: the
     config it was loaded from (`{"config": "configs/<name>.yaml", "overrides": [...]}`, for the metadata);
-    `resume_dir`: the folder the resume line names (a stage's: the recipe's)."""
+    `resume_dir`: the folder the resume line names (a stage's: the recipe's); `on_start`: called once the
+    checks have passed, just before the run begins (snack-train prints its "training ..." line there)."""
     if config.get("stages"):
         from snack_envs.training.recipe import train_recipe
 
@@ -270,11 +272,11 @@ def train(config: dict, run_dir: Path, resume: bool = False, recipe: dict | None
 
     torch.set_num_threads(config["torch_threads"])
     with StopSignals() as stop:
-        return _train(config, run_dir, resume, stop, recipe, resume_dir)
+        return _train(config, run_dir, resume, stop, recipe, resume_dir, on_start)
 
 
 def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe: dict | None = None,
-           resume_dir: Path | None = None) -> dict:
+           resume_dir: Path | None = None, on_start: Callable[[], None] | None = None) -> dict:
     from sb3_contrib import MaskablePPO
 
     state = start_run(config, run_dir, resume, recipe)
@@ -291,6 +293,8 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
                 check_fits(meta, config["env"]["name"], n)
         except CheckpointError as error:
             raise ConfigError(f"{run_dir / 'config.json'}: env does not fit the run's {checkpoint.name}: {error}") from None
+    if on_start:
+        on_start()
     seed = resumed_seed(config["seed"], state["timesteps"])  # a fresh run: 0 timesteps, the config's seed
     vec = make_vec_env({**config, "seed": seed}, run_dir)
     try:
