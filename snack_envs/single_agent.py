@@ -105,7 +105,8 @@ class SingleAgentEnv(gymnasium.Env):
                 self.opponents[agent] = policy
         self._done = False
         self._parallel_end = (False, False, {})
-        reward = 0.0 if self.parallel else self._play_opponents()
+        if not self.parallel:  # a reward to the learner meanwhile is none of its doing: reset returns none
+            self._play_opponents()
         if self._done:  # no game ends before every seat has moved, unless max_steps cuts it
             raise ConfigError(f"{self.env_name}: max_steps={raw.max_steps} cut the game before the learner's first "
                               f"move; give a max_steps of at least a round of moves")

@@ -515,10 +515,10 @@ def test_state_is_every_agents_observation_in_agent_order_at_every_step(name):
                 state = env.state()
                 assert env.state_space.contains(state)
                 size = env.observation_space(env.possible_agents[0])["observation"].shape[0]
-                assert state.shape == (n * size,)
+                assert state.shape == (n * size,)  # noqa: B023
                 for i, agent in enumerate(env.possible_agents):
                     assert np.array_equal(state[i * size:(i + 1) * size], env.observe(agent)["observation"]), agent
-                checked.append(True)
+                checked.append(True)  # noqa: B023
 
             play_aec(env, seed=n, on_step=check)
             check(env)  # the finished game

@@ -103,7 +103,7 @@ def makers() -> dict:
         for entry, driver in (("env", AECDriver), ("raw_env", AECDriver), ("parallel_env", ParallelDriver),
                               ("raw_parallel_env", ParallelDriver)):
             if hasattr(module, entry):
-                out[f"{spec.env_name}.{entry}"] = lambda m=getattr(module, entry), d=driver, o=options: d(m(**o))
+                out[f"{spec.env_name}.{entry}"] = lambda m=getattr(module, entry), d=driver, o=options: d(m(**o))  # noqa: B008
         for gym_id in (spec.gym_id, spec.solo_gym_id):
             if gym_id:
                 out[gym_id] = lambda i=gym_id, o=options: GymDriver(gymnasium.make(i, **o))

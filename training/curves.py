@@ -122,9 +122,9 @@ def read_curve(run_dir: str | Path) -> list[dict]:
             offset = meta.get("lineage_timesteps", meta["timesteps"]) - meta["timesteps"]
         counts = _counts(folder, meta)
 
-        def row(steps, key, win_rate, low, high, mean_score, unfinished, kind):
-            opponent, n = _opponent(key, counts)
-            return {"timesteps": offset + steps, "stage": stage, "stage_timesteps": steps, "opponent": opponent,
+        def row(steps, key, win_rate, low, high, mean_score, unfinished, kind):  # called in this iteration only
+            opponent, n = _opponent(key, counts)  # noqa: B023
+            return {"timesteps": offset + steps, "stage": stage, "stage_timesteps": steps, "opponent": opponent,  # noqa: B023
                     "num_players": n, "even_share": 1 / n, "win_rate": _number(win_rate), "win_rate_ci95_low": _number(low),
                     "win_rate_ci95_high": _number(high), "mean_score": float(mean_score), "unfinished": int(unfinished),
                     "kind": kind}

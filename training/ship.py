@@ -278,7 +278,9 @@ def checkpoint_section(name: str, meta: dict, env_link: str | None = None) -> st
     if not by_count:
         lines.append("Not measured against this bar yet (`snack-ship`).")
         if isinstance(bar, dict) and "vs_heuristic" in bar:  # an earlier bar's figures (2 players, head to head)
-            rate = lambda m: f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
+            def rate(m):
+                return f"{m['win_rate']:.3f} [{m['win_rate_ci95'][0]:.3f}, {m['win_rate_ci95'][1]:.3f}]"
+
             lines.append(f"An earlier bar measured it over {bar['games_per_match']:,} games a match: vs the heuristic "
                          f"{rate(bar['vs_heuristic'])}, vs random {rate(bar['vs_random'])}, the heuristic vs random "
                          f"{rate(bar['heuristic_vs_random'])}.")

@@ -73,7 +73,6 @@ def _start_turn(b, deck, top, fences, farmer, revealed, n_revealed, is_sun, over
 @numba.njit(cache=True)
 def _deal(which, rng, deck, top, fences, collections, white, pool, farmer, current, over, turn,
           revealed, n_revealed, hop_player, is_sun):
-    n = white.shape[1]
     for b in range(which.shape[0]):
         if not which[b]:
             continue

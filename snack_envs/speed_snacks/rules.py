@@ -334,7 +334,7 @@ class SpeedSnacks(SimultaneousGame):
     @classmethod
     def state_specs(cls, num_players, config):
         kind, snack, menu = IntIn(0, NUM_KINDS - 1), IntIn(0, NUM_SNACKS - 1), IntIn(0, len(MENUS) - 1)
-        pile, kitchen_pile = IntIn(0, CUSTOMER_PILES - 1), IntIn(0, KITCHEN_PILES - 1)
+        kitchen_pile = IntIn(0, KITCHEN_PILES - 1)
         both = lambda spec: Items(spec, spec)  # noqa: E731
         kitchen = ListOf(ListOf(kind), max_len=KITCHEN_PILES)
         menus = ListOf(menu, unique=True)

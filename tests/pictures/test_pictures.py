@@ -8,7 +8,6 @@ import pytest
 
 pytest.importorskip("PIL")
 
-import snack_envs  # noqa: E402
 from snack_envs.core import picture  # noqa: E402
 from snack_envs.core.picture import draw_game, to_array  # noqa: E402
 from tests.pictures import positions as P  # noqa: E402

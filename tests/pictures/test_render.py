@@ -182,7 +182,7 @@ def test_snack_play_replay_writes_the_game_even_when_the_player_quits(tmp_path):
     for path in (tmp_path / "quit.gif", tmp_path / "quit.txt"):
         said = []
         answers = iter(["999", "q"])  # an illegal answer, asked again, then quit
-        result = play("snack_rabbits_v0", ["random"], seed=1, ask=lambda prompt: next(answers), say=said.append,
+        result = play("snack_rabbits_v0", ["random"], seed=1, ask=lambda prompt: next(answers), say=said.append,  # noqa: B023
                       replay=path)
         assert result is None and f"wrote {path}" in said
     with Image.open(tmp_path / "quit.gif") as image:

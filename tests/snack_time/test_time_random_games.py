@@ -44,7 +44,7 @@ def run_random_games(num_players: int, options: dict, games: int, check_every: i
             nonlocal steps
             steps += 1
             if steps % check_every == 0:
-                assert e.game.invariant_violations() == [], f"seed {seed}, step {steps}"
+                assert e.game.invariant_violations() == [], f"seed {seed}, step {steps}"  # noqa: B023
 
         result = play_aec(env, seed, check)
         game = env.game

@@ -21,7 +21,7 @@ from snack_envs.snack_time.components import (
 from snack_envs.snack_time.rules import SnackTime
 
 EYE, TOOTH, TENTACLE = 0, 1, 2
-I, L, T = 0, 1, 2
+I, L, T = 0, 1, 2  # noqa: E741  (the pipe tiles by their shapes)
 NW, NE, SW, SE = 0, 1, 2, 3
 ENTRANCES = ["A1", "C1", "E3", "B5", "E6"]  # no two adjacent; A1 is one pipe away from NW
 TRAP = [FIRST_TRAP + k for k in range(5)]  # TRAP[k]: the trap card of entrance k + 1

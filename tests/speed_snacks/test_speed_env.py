@@ -282,7 +282,7 @@ def test_the_aec_view_keeps_pettingzoos_order_checks_and_reaches_the_env():
     env = speed_snacks_v1.raw_env(xxl=True)
     assert env.game_class is SpeedSnacks and env.num_actions == 75 and env.max_steps == 3000
     with pytest.raises(AttributeError, match="before reset"):
-        env.agents
+        _ = env.agents
     env.reset(seed=0)
     assert env.agents == ["player_0", "player_1"] and env.agent_selection == "player_0"
     assert env.observe("player_1")["observation"].shape == (LAYOUT.size,)

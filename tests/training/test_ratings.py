@@ -31,8 +31,13 @@ def map_difference(wins: float, losses: float) -> float:
     """The posterior mode of r_a - r_b (Elo) for two agents, found independently: by symmetry r_a = -r_b = x/2
     (natural units), where wins * sigmoid(-x) - losses * sigmoid(x) = precision * x / 2."""
     precision = (ELO / PRIOR_SD) ** 2
-    sig = lambda x: 1 / (1 + math.exp(-x))
-    score = lambda x: wins * sig(-x) - losses * sig(x) - precision * x / 2
+
+    def sig(x):
+        return 1 / (1 + math.exp(-x))
+
+    def score(x):
+        return wins * sig(-x) - losses * sig(x) - precision * x / 2
+
     return ELO * brentq(score, -60, 60, xtol=1e-14)
 
 

@@ -340,8 +340,8 @@ def _train(config: dict, run_dir: Path, resume: bool, stop: StopSignals, recipe:
             if resume_dir is not None:  # a stage of a recipe: resuming the recipe starts the stage again
                 raise stopped(interrupted.signum, f"stopped before {run_dir.name}'s first checkpoint: it starts again "
                                                   f"when the recipe resumes; {resume_line}") from None
-            raise stopped(interrupted.signum, f"stopped before the run's first checkpoint: nothing to resume; "
-                                              f"start it again") from None
+            raise stopped(interrupted.signum, "stopped before the run's first checkpoint: nothing to resume; "
+                                              "start it again") from None
         if imitating and resume_checkpoint(run_dir, missing_ok=True) is None:
             raise stopped(interrupted.signum, f"stopped in the imitation: its finished parts are kept in "
                                               f"{run_dir / IMITATION_DIR}; {resume_line}") from None
