@@ -38,8 +38,8 @@ other, each as above in a folder of its own (training/recipe.py).
 from __future__ import annotations
 
 import signal
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
