@@ -290,3 +290,41 @@ def test_the_native_bots_stay_names_and_a_policy_object_stays_itself():
     bot = CopyRecorder()
     assert resolve(bot, "snack_wars_v0", 3, 0) is bot
     assert resolve("lookahead", "snack_wars_v0", 3, 0).name == "lookahead"  # anything else: a policy
+
+
+@pytest.mark.parametrize("checkpoint, refusal", [
+    ("snack_time_v0", r"supports num_players in \[2, 3, 4\] only .*, not num_players=1$"),
+    ("snack_wars_v0", r"checkpoint was trained on snack_wars_v0, not snack_time_v0$"),
+])
+def test_solo_builds_a_checkpoint_spec_for_its_game_and_one_player_and_refuses_another(checkpoint, refusal):
+    """A spec that is no native bot is built for the solo game and its one player: Snack Time's 2-4 player
+    checkpoint, or another game's, is refused before any game is played, not loaded for another count or
+    game and played alone."""
+    from snack_envs.checkpoints import CheckpointError
+    from tests.helpers import CHECKPOINTS
+
+    with pytest.raises(CheckpointError, match=refusal):
+        solo("snack_time_v0", str(CHECKPOINTS / f"{checkpoint}.zip"), 2, seed=0, max_steps=2)
+
+
+def test_solo_plays_its_games_on_the_number_of_envs_it_is_given():
+    """Env b of the batch plays games b, b + B, ...: the deals, so the scores, depend on num_envs, and solo
+    plays on the num_envs it is given (the games of play_games with that batch), not on the default."""
+    two = solo("snack_time_v0", "heuristic", 4, seed=0, num_envs=2)
+    games = play_games("snack_time_v0", ["heuristic"], 4, 0, 2)
+    assert two["num_envs"] == 2 and all(game["finished"] for game in games)
+    assert two["mean_score_ci95"] == list(mean_interval([game["scores"][0] for game in games]))
+    assert solo("snack_time_v0", "heuristic", 4, seed=0, num_envs=4)["mean_score_ci95"] != two["mean_score_ci95"]
+
+
+def test_solo_times_its_games_to_a_hundredth_of_a_second_and_its_rate_to_a_tenth(monkeypatch):
+    """`seconds`: the wall time of the games (perf_counter), rounded to 0.01 s; `games_per_s`: games over
+    that time, rounded to 0.1."""
+    from types import SimpleNamespace
+
+    from snack_envs.training import arena
+
+    clock = iter([100.0, 102.4567])
+    monkeypatch.setattr(arena, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    s = solo("snack_time_v0", "random", 3, seed=0, max_steps=2)
+    assert (s["seconds"], s["games_per_s"]) == (2.46, 1.2)  # 3 / 2.4567 = 1.221...
