@@ -47,7 +47,7 @@ from typing import Callable
 import numpy as np
 
 from snack_envs import specs
-from snack_envs.core.game import Game, check_options
+from snack_envs.core.game import Game
 from snack_envs.core.rollout import GamePolicy
 from snack_envs.snack_time import components as time_parts
 from snack_envs.snack_time.actions import DAMAGE_BASE, PIPE_BASE
@@ -209,7 +209,7 @@ class LookaheadPolicy(GamePolicy):
     def __init__(self, env_name: str, num_players: int, seed: int | None = None, **env_options):
         super().__init__(seed)
         spec = specs.get(env_name)
-        check_options(spec.name, spec.rules_class.options, env_options)  # a misspelt option fails here
+        self.check_env_options(env_name, env_options)
         self.env_name, self.num_players = env_name, num_players
         self.evaluate = EVALUATIONS[spec.name]
         self.samples = SAMPLES[spec.name]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from snack_envs.core.batched import seed_streams
-from snack_envs.core.game import ConfigError, Game, check_options
+from snack_envs.core.game import ConfigError, Game
 from snack_envs.core.rollout import GamePolicy
 
 # The default budget (samples, first, keep), by the rules' name.
@@ -80,7 +80,7 @@ class SearchPolicy(GamePolicy):
 
         game = check_game(env_name)
         spec = specs.get(env_name)
-        check_options(spec.name, spec.rules_class.options, env_options)  # a misspelt option fails here
+        self.check_env_options(env_name, env_options)
         default = dict(zip(("samples", "first", "keep"), BUDGETS[game]))
         samples = default["samples"] if samples is None else samples
         first = min(default["first"], samples) if first is None else first

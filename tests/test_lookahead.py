@@ -138,3 +138,17 @@ def test_act_without_the_game_is_a_clear_error():
         bot.act(obs["observation"], obs["action_mask"])
     with pytest.raises(ConfigError, match="rat_snack"):
         make_policy("lookahead", "snack_time_v0", 2, rat_snack=True)
+
+
+@pytest.mark.parametrize("bot, env_name", [("lookahead", "snack_rabbits_v0"), ("search", "snack_wars_v0")])
+def test_the_bots_that_play_from_the_game_take_an_envs_own_keywords(bot, env_name):
+    """An env's options may hold its own keywords (a config's `env.options: {max_steps: 500}`), which a bot
+    playing from the game has no use for: they were refused as unknown options of the game, and with them a
+    config that evaluates against the lookahead."""
+    from snack_envs.training.config import load_config
+
+    make_policy(bot, env_name, 2, seed=0, max_steps=500, shuffle_seats=False)
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) \['max_step'\]"):
+        make_policy(bot, env_name, 2, seed=0, max_step=500)
+    config = load_config("quickstart", [f"env.name={env_name}", "env.options={max_steps: 5000}", f"eval.opponents=[{bot}]"])
+    assert config["env"]["options"] == {"max_steps": 5000} and config["eval"]["opponents"] == [bot]

@@ -54,6 +54,20 @@ class GamePolicy(SeededPolicy):
 
     name = "game policy"
     uses_game = True
+    # The env's own keywords beside the game's options (core.env): a bot that plays from the game has no use
+    # for them, and an env's options (a training config's env.options) may hold them.
+    ENV_KEYWORDS = ("max_steps", "shuffle_seats")
+
+    @classmethod
+    def check_env_options(cls, env_name: str, env_options: dict[str, Any]) -> dict[str, Any]:
+        """`env_options`, the keywords of an env of `env_name`, checked (a misspelt option is a ConfigError):
+        the game's options, merged over their defaults; ENV_KEYWORDS are left out."""
+        from snack_envs import specs
+        from snack_envs.core.game import check_options
+
+        spec = specs.get(env_name)
+        given = {key: value for key, value in env_options.items() if key not in cls.ENV_KEYWORDS}
+        return check_options(spec.name, spec.rules_class.options, given)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError(
