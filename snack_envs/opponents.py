@@ -31,12 +31,16 @@ class OpponentMix:
 
     def __init__(self, weights: dict[str, float], snapshots: Sequence[Any] = ()):
         self.weights = {k: float(weights.get(k, 0.0)) for k in KINDS}
+        if bad := {k: w for k, w in self.weights.items() if not 0 <= w < float("inf")}:  # NaN fails too
+            raise ValueError(f"the opponent weights must be finite and at least 0, not {bad}")
         if sum(self.weights.values()) <= 0:
             raise ValueError("the opponent weights (random, heuristic, self) must not all be 0")
         self.snapshots = tuple(snapshots)
 
     def with_snapshots(self, snapshots: Sequence[Any], keep: int | None = None) -> "OpponentMix":
-        """The same weights over `snapshots`, only the newest `keep` of them if given."""
+        """The same weights over `snapshots`, only the newest `keep` (at least 1) of them if given."""
+        if keep is not None and keep < 1:
+            raise ValueError(f"keep={keep!r}: keep at least 1 snapshot, or give None to keep them all")
         snapshots = tuple(snapshots)
         return OpponentMix(self.weights, snapshots[-keep:] if keep else snapshots)
 

@@ -209,6 +209,26 @@ def test_opponent_mix_draws_by_weight_giving_self_to_the_heuristic_until_a_snaps
         OpponentMix({"random": 0, "heuristic": 0, "self": 0})
 
 
+@pytest.mark.parametrize("weight", [-0.5, float("nan"), float("inf")])
+def test_opponent_mix_refuses_a_weight_no_draw_could_use_when_it_is_built(weight):
+    """A negative or NaN weight beside a positive one passed, to fail in numpy at the first draw."""
+    from snack_envs.opponents import OpponentMix
+
+    with pytest.raises(ValueError, match=r"must be finite and at least 0, not \{'heuristic': "):
+        OpponentMix({"random": 1.0, "heuristic": weight})
+
+
+def test_opponent_mix_keeps_at_least_one_snapshot_or_all():
+    """keep=0 kept every snapshot (`if keep`): it is refused; None keeps them all."""
+    from snack_envs.opponents import OpponentMix
+
+    mix = OpponentMix({"self": 1.0})
+    assert mix.with_snapshots(["a", "b", "c"]).snapshots == ("a", "b", "c")
+    assert mix.with_snapshots(["a", "b", "c"], keep=1).snapshots == ("c",)
+    with pytest.raises(ValueError, match="keep=0: keep at least 1 snapshot"):
+        mix.with_snapshots(["a", "b", "c"], keep=0)
+
+
 def test_opponent_mix_draws_many_seats_at_once_by_the_same_weights():
     from snack_envs.opponents import KINDS, OpponentMix
 
