@@ -1,6 +1,7 @@
 """Suite-wide rules: in CI (CI=true) a skipped test is a failure, unless the test says why it cannot
 run there with `@pytest.mark.skip_allowed_in_ci("why")`. A missing extra (an importorskip) must not
-pass silently: CI installs every extra the tests use."""
+pass silently: CI installs every extra the tests use. A `slow` test runs without the per-test timeout
+that pyproject.toml sets for the default suite."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "skip_allowed_in_ci(reason): this test may skip in CI, for the reason given")
+
+
+def pytest_collection_modifyitems(config, items):
+    """pyproject's per-test timeout is for the default suite; a `slow` test (thousands of games, training)
+    runs without one unless it sets its own."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(0))
 
 
 @pytest.fixture(autouse=True, scope="session")
