@@ -164,7 +164,6 @@ class SingleAgentEnv(gymnasium.Env):
             actions[agent] = self._opponent_action(agent, self._observations[agent])
         self._observations, rewards, terms, truncs, infos = self.raw.step(actions)
         self._parallel_end = (terms.get(self.learner, True), truncs.get(self.learner, False), infos.get(self.learner, {}))
-        self._done = self._parallel_end[0] or self._parallel_end[1]
         return float(rewards.get(self.learner, 0.0))
 
     def _episode_end(self) -> tuple[bool, bool]:
