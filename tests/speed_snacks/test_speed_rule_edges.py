@@ -13,7 +13,16 @@
 - the text a player reads: every action id described apart, piles counted from 1, snacks by name; the
   table rendered for a seat hides the other seat's hand, face-down kitchen tops, XXL snacks and Menu
   cards, shows them to their owner (with `kitchen_obs="sizes"` only the sizes of its own face-down cards, as
-  its observation) and to a spectator, and shows the round's points once they are known.
+  its observation) and to a spectator, and shows the round's points once they are known;
+- snapshots, scripts and scores: a snapshot field out of its range (a round, tick or waiting count below
+  its start, a card of no kind, a Menu bonus past 0..1, a seat twice in the Menu order, a Menu change to no
+  snack, a last tick or round naming no action, no seat, a seat twice or an XXL card twice, a kitchen pile
+  past 0..4, a penalty or toques below 0, a round result past -1..1) is refused; a scripted resolution
+  order or `through` that is not one per seat, or a deck, XXL pile or Menu deal that is not the box's
+  cards, is refused before anything changes; ticks count from 0; scores are toques from 0 to 5
+  (`score_range`), and before the end the seats with the most toques are the winners;
+- Module 4's advantages send their Menu cards back to the box, and a 5th toque taken with Menus plus the
+  round's toque make 5, not 6.
 """
 
 from __future__ import annotations
@@ -24,11 +33,12 @@ import numpy as np
 import pytest
 
 from snack_envs.core.game import ConfigError
-from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, KIND_NAMES, MENUS, NUM_SNACKS, SNACKS
+from snack_envs.speed_snacks.components import COCKROACH, HURRY_UP, KIND_NAMES, MENUS, NUM_KINDS, NUM_SNACKS, SNACKS
 from snack_envs.speed_snacks.rules import (CUSTOMER, DRAW_XXL, HURRY, HURRY_NEW, INSPECT, INSPECTION, KITCHEN, MENU,
                                            MENU_CHANGE, MENU_KEEP, MENU_POINT, MENU_TOQUE, NEW_CUSTOMER, NEW_KITCHEN,
                                            NUM_ACTIONS, PLAY, SLIDE, TAKE_DISH, WAIT, XXL_PLACE, SpeedSnacks)
-from tests.speed_snacks.scripted import SUSHI
+from tests.helpers import set_at
+from tests.speed_snacks.scripted import DONER, FRIES, HU, PIZZA, SUSHI, table
 
 ALL_MODULES = {"health_department": True, "dish_of_the_day": True, "xxl": True, "menu": True}
 
@@ -407,3 +417,158 @@ def test_a_round_that_would_give_both_players_the_5th_toque_says_it_is_withheld(
             assert line.startswith(f"Round {game.last_round['round']} scored: seat 0 0, seat 1 0 points")
             assert line.endswith("; the 5th toque is withheld") == (game.last_round["round"] == 5)
     assert game.toques == [4, 4] and game.invariant_violations() == []
+
+
+# --- snapshots, scripts and scores ------------------------------------------------------------------------
+def field(position, path, value, why):
+    return pytest.param(position, path, value, id=f"{path[6:]} = {value}: {why}")
+
+
+OUT_OF_RANGE = [
+    field("play", "state.round", 0, "rounds count from 1"),
+    field("play", "state.tick", -1, "ticks count from 0"),
+    field("play", "state.starting_player", -1, "two players"),
+    field("play", "state.starting_player", 2, "two players"),
+    field("play", "state.idle", -1, "waiting ticks count from 0"),
+    field("play", "state.hands.0", NUM_KINDS, "6 snacks, the Hurry-up and the cockroach"),
+    field("menu", "state.menu_bonus.0", -1, "giving up 1 Menu card gives 1 point"),
+    field("menu", "state.menu_bonus.0", 2, "giving up 1 Menu card gives 1 point"),
+    field("menu", "state.menu_order", [0, 0], "a seat decides on its Menu cards once a round"),
+    field("menu", "state.menu_changed.0", [0, -1], "a top card counted as one of the 6 snacks"),
+    field("menu", "state.menu_changed.0", [0, NUM_SNACKS], "a top card counted as one of the 6 snacks"),
+    field("play", "state.last_tick.actions.0", -1, "75 actions"),
+    field("play", "state.last_tick.actions.0", NUM_ACTIONS, "75 actions"),
+    field("play", "state.last_tick.order.1", -1, "two players"),
+    field("play", "state.last_tick.order.1", 2, "two players"),
+    field("play", "state.last_tick.order", [1, 1], "each seat resolved once"),
+    field("play", "state.last_round.round", 0, "rounds count from 1"),
+    field("play", "state.last_round.winners", [-1], "two players"),
+    field("play", "state.last_round.winners", [2], "two players"),
+    field("play", "state.last_round.winners", [1, 1], "a seat wins a round's toque once"),
+    field("play", "state.last_round.starting_player", -1, "two players"),
+    field("play", "state.last_round.starting_player", 2, "two players"),
+    field("play", "state.last_round.xxl_cards", [[SUSHI, SUSHI], []], "one XXL card of each snack"),
+    field("play", "state.last_round.toques_before", [-1, 0], "toques count from 0"),
+    field("play", "state.last_round.toques_after", [0, -1], "toques count from 0"),
+    field("play", "state.last_round.penalties.0", -1, "a cockroach found is 1 negative point"),
+    field("play", "state.last_round.inspected.0", -1, "kitchen piles count from 0"),
+    field("play", "state.last_round.inspected.0", 5, "5 kitchen piles at most"),
+    field("play", "state.last_round.menu_bonus.0", -1, "giving up 1 Menu card gives 1 point"),
+    field("play", "state.last_round.menu_bonus.0", 2, "giving up 1 Menu card gives 1 point"),
+    field("play", "state.round_scored", [2.0, 0.0], "+1 the winner, -1 the loser, 0 on a tie"),
+    field("play", "state.round_scored", [0.0, -2.0], "+1 the winner, -1 the loser, 0 on a tie"),
+]
+
+
+@pytest.mark.parametrize("position, path, value", OUT_OF_RANGE)
+def test_a_snapshot_field_out_of_its_range_is_refused(position, path, value):
+    """Fields no invariant covers (the round number, the Menu bonus, order and change, the records of the last
+    tick and round, the round result) or that the invariants could not count (a card of no kind) are refused
+    by their range."""
+    snapshot = POSITIONS[position]().to_dict()
+    set_at(path, value)(snapshot)
+    with pytest.raises(ConfigError, match=r"state field .* (is out of range|holds an item twice)"):
+        SpeedSnacks.from_dict(snapshot)
+
+
+def test_a_card_of_a_negative_kind_is_refused_where_the_cards_would_still_add_up():
+    """A kind below 0 would be counted as the last kind (a cockroach) by the card count; its range refuses it."""
+    game = POSITIONS["play"]()
+    snapshot = game.to_dict()
+    snapshot["state"]["deck"][game.deck.index(COCKROACH)] = -1
+    with pytest.raises(ConfigError, match=r"deck\[\d+\] = -1 is out of range 0\.\.7"):
+        SpeedSnacks.from_dict(snapshot)
+
+
+@pytest.mark.parametrize("script, words", [
+    (dict(order=[0, 0]), "scripted order must be"), (dict(order=[1]), "scripted order must be"),
+    (dict(through=[True]), "scripted order must be"), (dict(through=[True, True, False]), "scripted order must be"),
+    (dict(deck=[SUSHI] * 71), "a scripted deck must hold exactly the round's cards"),
+    (dict(xxl_order=[SUSHI] * 6), "a scripted xxl_order must hold each XXL card once"),
+])
+def test_a_bad_script_for_a_tick_is_refused_before_it_changes_anything(script, words):
+    """A resolution order or `through` not one per seat, or a next round's deck or XXL pile that is not the
+    box's cards, is refused before the tick is played, though this tick starts no round."""
+    game = POSITIONS["play"]()
+    before = game.to_json()
+    with pytest.raises(ConfigError, match=words):
+        game.apply_joint([WAIT, WAIT], **script)
+    assert game.to_json() == before
+
+
+def test_a_score_is_a_count_of_toques_from_0_to_5_as_score_range_says():
+    """"Whoever first earns their fifth toque wins the game": every game starts at 0 toques a seat and the
+    winner ends at 5, the lowest and highest score the game declares."""
+    start, over = SpeedSnacks(2, np.random.default_rng(0)), POSITIONS["over"]()
+    assert start.scores() == [0.0, 0.0] and sorted(over.scores()) == [4.0, 5.0]
+    assert SpeedSnacks.score_range == (0.0, 5.0)
+
+
+@pytest.mark.parametrize("script, words", [
+    (dict(xxl_order=[SUSHI] * 6), "a scripted xxl_order must hold each XXL card once"),
+    (dict(xxl_order=list(range(5))), "a scripted xxl_order must hold each XXL card once"),
+    (dict(menu_deal=[0] * 15), "a scripted menu_deal must hold each of the 15 Menu ids once"),
+    (dict(menu_deal=list(range(14))), "a scripted menu_deal must hold each of the 15 Menu ids once"),
+])
+def test_a_scripted_xxl_pile_or_menu_deal_that_is_not_the_boxs_cards_is_refused(script, words):
+    with pytest.raises(ConfigError, match=words):
+        SpeedSnacks(2, np.random.default_rng(0), **ALL_MODULES, **script)
+
+
+def test_a_game_starts_at_tick_0_and_every_joint_action_is_one_tick():
+    """COMPONENTS.md: "the game runs in ticks"; the tick shown is the number of joint actions so far."""
+    game = SpeedSnacks(2, np.random.default_rng(0))
+    assert game.tick == 0 and "round 1, tick 0 (play)" in game.render_text()
+    game.apply_joint([game.legal_actions(p)[0] for p in (0, 1)])
+    assert game.tick == 1
+
+
+def menu_scoring(toques=(0, 0)) -> SpeedSnacks:
+    """Scoring after the 4th Hurry-up, in the Menu phase: seat 0 leads 1 point to 0 (its pizza is ordered) and
+    alone holds fulfilled Menus, 3 of them."""
+    game = table(customer=[[PIZZA, HU], [SUSHI, HU], [DONER, HU]], kitchens=([[PIZZA]], [[FRIES]]), hands=(HU, FRIES),
+                 toques=toques, menu_hands=([], []), fulfilled=(3, 0), menu=True)
+    game.apply_joint([HURRY_NEW, WAIT])
+    assert game.phase == MENU and game.menu_order == [0] and game.round_points() == [1, 0]
+    return game
+
+
+@pytest.mark.parametrize("action, given_up", [(MENU_POINT, 1), (MENU_CHANGE + NUM_SNACKS * 0 + SUSHI, 2),
+                                              (MENU_TOQUE, 3)])
+def test_each_menu_advantage_sends_its_menu_cards_back_to_the_box(action, given_up):
+    """Module 4: "By giving up 1, 2 or 3 fulfilled 'Menu' cards (the cards are then out of the game; return
+    them to the box)"; the fulfilled cards not given up are kept."""
+    game = menu_scoring()
+    fulfilled, out = list(game.menus_fulfilled[0]), list(game.menus_out)
+    game.apply_joint([action, WAIT])
+    assert game.menus_fulfilled[0] == fulfilled[:3 - given_up]
+    assert sorted(game.menus_out) == sorted(out + fulfilled[3 - given_up:])
+
+
+def test_a_5th_toque_taken_with_menus_then_the_rounds_toque_still_make_5_and_win():
+    """Module 4: "take 1 Toque card. (If this is the 5th toque, you must still complete the scoring ...)"; the
+    round's toque then goes to the same player, who shows 5 toques (a 6th is never needed) and wins."""
+    game = menu_scoring(toques=(4, 2))
+    game.apply_joint([MENU_TOQUE, WAIT])
+    assert game.last_round["winners"] == [0] and game.toques == [5, 2]
+    assert game.game_over and game.winners() == [0] and game.invariant_violations() == []
+
+
+def test_before_the_end_the_winners_are_the_seats_with_the_most_toques():
+    """Only 5 toques win the game; a game cut short (the env's `max_steps`) names the seats with the most toques
+    so far, both while the toques are tied."""
+    game = POSITIONS["play"]()  # toques differ there
+    assert not game.game_over and game.winners() == [game.toques.index(max(game.toques))]
+    game = POSITIONS["base game"]()
+    assert game.toques == [0, 0] and game.winners() == [0, 1]
+
+
+@pytest.mark.parametrize("seat", [-1, 2])
+def test_a_menu_order_naming_no_seat_is_refused(seat):
+    """Two players decide on their Menu cards, each one with a fulfilled Menu; a seat -1 would read as seat 1."""
+    snapshot = POSITIONS["menu"]().to_dict()
+    state = snapshot["state"]
+    state["menus_fulfilled"][1].append(state["menu_piles"][1].pop())  # seat 1 holds a fulfilled Menu too
+    state["menu_order"] = [0, seat]
+    with pytest.raises(ConfigError, match=rf"menu_order\[1\] = {seat} is out of range 0\.\.1"):
+        SpeedSnacks.from_dict(snapshot)
