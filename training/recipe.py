@@ -231,15 +231,27 @@ def made(stage_dir: Path) -> dict | None:
 def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
     """The runs behind several checkpoints, each once: a recipe's stage (by recipe and stage) as its longest
     entry (a branch's lineage holds its source stage at the timesteps it branched at, the source's own lineage
-    the whole stage), any other run by its checkpoint; by stage, runs before the recipe's stage 1 first."""
+    the whole stage), any other run by its checkpoint. Each run comes after those it follows in any of the
+    lineages (each oldest first: another recipe's stages behind a stage's `init_from` before this recipe's);
+    of runs in no such order, the lower stage first (a run outside a recipe counting as 0)."""
     joined: dict = {}
+    follows: dict = {}  # run -> the runs right before it in some lineage
     for lineage in lineages:
+        before = None
         for entry in lineage:
             key = (entry.get("recipe"), entry["stage"]) if "stage" in entry else ("checkpoint", entry.get("checkpoint"),
                                                                                    tuple(entry.get("stages", ())))
             if key not in joined or entry["timesteps"] > joined[key]["timesteps"]:
                 joined[key] = entry
-    return sorted(joined.values(), key=lambda entry: entry.get("stage", 0))
+            follows.setdefault(key, set()).update([before] if before is not None else [])
+            before = key
+    rank = {key: (entry.get("stage", 0), i) for i, (key, entry) in enumerate(joined.items())}
+    ordered: list = []
+    while len(ordered) < len(joined):  # a handful of runs: pick the lowest ready one each time
+        placed = set(ordered)
+        ready = [key for key in joined if key not in placed and follows[key] <= placed]
+        ordered.append(min(ready or [key for key in joined if key not in placed], key=rank.__getitem__))
+    return [joined[key] for key in ordered]
 
 
 def read_recipe(run_dir: Path) -> dict:

@@ -135,3 +135,28 @@ def test_a_stage_that_trains_nothing_is_made_on_resume_though_its_folder_exists(
     assert [e["checkpoint"] for e in again[3]["averaged_from"]] == [e["checkpoint"] for e in made[3]["averaged_from"]]
     assert again[4]["selected"] == made[4]["selected"]
     assert (run / "final.json").read_bytes() == (run / "stage4" / "final.json").read_bytes()
+
+
+def test_an_averages_lineage_keeps_another_recipes_stages_behind_stage_1_before_its_own():
+    """`joined_lineage` sorted every entry by its stage number, so a stage 1 started (`init_from`) from another
+    recipe's checkpoint had that recipe's stages interleaved with its own in the average's lineage."""
+    from snack_envs.training.recipe import joined_lineage
+
+    def entry(recipe: str, stage: int | None, timesteps: int = 64) -> dict:
+        if stage is None:  # a run outside a recipe
+            return {"checkpoint": f"{recipe}.zip", "timesteps": timesteps}
+        return {"recipe": recipe, "stage": stage, "checkpoint": f"{recipe}/stage{stage}.zip", "timesteps": timesteps}
+
+    def names(lineage: list[dict]) -> list[str]:
+        return [e["checkpoint"] for e in lineage]
+
+    theirs = [entry("theirs", k, 1000) for k in (1, 2, 3)]
+    mine1, mine2 = entry("mine", 1), entry("mine", 2)
+    assert names(joined_lineage([[*theirs, mine1], [*theirs, mine1, mine2]])) == [
+        "theirs/stage1.zip", "theirs/stage2.zip", "theirs/stage3.zip", "mine/stage1.zip", "mine/stage2.zip"]
+    # stages in no order of their own: by stage; a lone run behind stage 2 before it; a branch's source once, whole
+    assert names(joined_lineage([[mine2], [mine1]])) == ["mine/stage1.zip", "mine/stage2.zip"]
+    lone = entry("lone", None)
+    assert names(joined_lineage([[mine1], [lone, mine2]])) == ["lone.zip", "mine/stage1.zip", "mine/stage2.zip"]
+    joined = joined_lineage([[entry("mine", 1, 32), mine2], [mine1]])
+    assert names(joined) == ["mine/stage1.zip", "mine/stage2.zip"] and joined[0]["timesteps"] == 64
