@@ -569,23 +569,27 @@ def load_run_config(run_dir: str | Path) -> dict[str, Any]:
     return check_config(read_run_json(path, "a run's config"), source=path, resume=True)
 
 
-def read_run_json(path: Path, what: str, needs: tuple[str, ...] = (), whole: tuple[str, ...] = ()) -> dict:
+def read_run_json(path: Path, what: str, needs: tuple[str, ...] = (), whole: tuple[str, ...] = (),
+                  numbers: tuple[str, ...] = ()) -> dict:
     """One of a run's JSON files (config.json, state.json, a checkpoint's metadata, ...), which is `what`
-    ("a run's state", ...): a mapping holding the keys `needs`, those of `whole` whole numbers. A file edited
-    or damaged into anything else (not JSON, not a mapping, a key missing or no number) is a ConfigError
-    naming it."""
+    ("a run's state", ...): a mapping holding the keys `needs`, those of `whole` whole numbers and those of
+    `numbers` numbers. A file edited or damaged into anything else (not JSON, not a mapping, a key missing or
+    no number) is a ConfigError naming it."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path}, line {error.lineno}: not valid JSON: {error.msg}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not {what}: a mapping expected, not {type(data).__name__}")
-    missing = [key for key in (*needs, *whole) if key not in data]
+    missing = [key for key in (*needs, *whole, *numbers) if key not in data]
     if missing:
         raise ConfigError(f"{path} is not {what}: it lacks {', '.join(missing)}")
     for key in whole:
-        if not isinstance(data[key], int):
+        if isinstance(data[key], bool) or not isinstance(data[key], int):
             raise ConfigError(f"{path} is not {what}: its {key} are not a whole number")
+    for key in numbers:
+        if isinstance(data[key], bool) or not isinstance(data[key], (int, float)):
+            raise ConfigError(f"{path} is not {what}: its {key} are not a number")
     return data
 
 

@@ -38,7 +38,6 @@ trained as they stop any run (exit status 130 / 143), with one line naming
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -48,8 +47,8 @@ from snack_envs.checkpoints import CheckpointPolicy, save_checkpoint, write_atom
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config, load_run_config, read_run_json, stage_configs, stage_source
 from snack_envs.training.run import (
-    Interrupted, StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, refuse_a_run_in,
-    resume_command, stopped, train_result,
+    Interrupted, StopSignals, checkpoint_metadata, evaluate_final, kept_checkpoint, lineage_entry, read_final,
+    refuse_a_run_in, resume_command, stopped, train_result,
 )
 
 
@@ -118,7 +117,7 @@ def train_recipe(config: dict, run_dir: Path, resume: bool, recipe: dict | None,
                 print(f"stage {k}/{len(stages)}: training {stage['env']['name']} ({stage['env']['num_players']} players) "
                       f"for {stage['timesteps']} timesteps -> {stage_dir}", flush=True)
                 train_stage(stage, stage_dir, recipe=about, resume_dir=run_dir)
-            metas.append(json.loads((stage_dir / "final.json").read_text()))
+            metas.append(read_final(stage_dir / "final.json"))
         with stop.critical():
             last = run_dir / f"stage{len(stages)}"
             if published(run_dir, last):
@@ -225,7 +224,7 @@ def made(stage_dir: Path) -> dict | None:
     meta_path = stage_dir / "final.json"
     if not (meta_path.is_file() and (stage_dir / "final.zip").is_file()):
         return None
-    return read_run_json(meta_path, "a checkpoint's metadata")
+    return read_final(meta_path)
 
 
 def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
@@ -265,7 +264,7 @@ def read_recipe(run_dir: Path) -> dict:
 def finished(stage_dir: Path, config: dict) -> dict | None:
     """The final metadata of a stage that has its final checkpoint with its config's timesteps, else None."""
     meta = made(stage_dir)
-    return meta if meta is not None and meta.get("timesteps", -1) >= config["timesteps"] else None
+    return meta if meta is not None and meta["timesteps"] >= config["timesteps"] else None
 
 
 def published(run_dir: Path, stage_dir: Path) -> bool:

@@ -30,6 +30,7 @@ steps, its own decisions, not its opponents', in either backend.
 from __future__ import annotations
 
 import csv
+import re
 import signal
 import sys
 import threading
@@ -223,13 +224,19 @@ def check_backend(run_dir: Path, backend: str) -> None:
                           f"a run resumes only with the backend that trained it: {resume_command(run_dir, trained)}")
 
 
+def read_final(path: Path) -> dict:
+    """A final checkpoint's metadata (final.json) as a finished run or stage reports it: its timesteps a whole
+    number and its wall_time_s a number, else a ConfigError naming the file."""
+    return read_run_json(path, "a checkpoint's metadata", whole=("timesteps",), numbers=("wall_time_s",))
+
+
 def finished_run(run_dir: Path, config: dict, checkpoint: Path, backend: str = "sb3") -> dict | None:
     """For a resumed run: if its final checkpoint (`checkpoint`, with final.json) has `timesteps` or more,
     the run is finished: say so and return what `train` returns (nothing is rewritten). Else None."""
     meta_path = run_dir / "final.json"
     if not meta_path.is_file():
         return None
-    meta = read_run_json(meta_path, "a checkpoint's metadata", whole=("timesteps",))
+    meta = read_final(meta_path)
     if config["timesteps"] > meta["timesteps"]:
         return None
     print(f"{run_dir} is finished: {meta['timesteps']} timesteps, final checkpoint {checkpoint}. To train it on, "
@@ -270,7 +277,7 @@ def keep_due(config: dict, state: dict, steps: int) -> bool:
 def kept_checkpoint(run_dir: Path, at: int) -> Path:
     """The checkpoint a run kept at the first update at or past `at` timesteps (`keep_due`)."""
     kept = sorted((int(path.stem.removeprefix("step")), path) for path in (run_dir / "keep").glob("step*.zip")
-                  if path.stem.removeprefix("step").isdigit() and path.with_suffix(".json").is_file())
+                  if re.fullmatch(r"[0-9]+", path.stem.removeprefix("step")) and path.with_suffix(".json").is_file())
     for steps, path in kept:
         if steps >= at:
             return path

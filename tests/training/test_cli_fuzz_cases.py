@@ -220,7 +220,7 @@ def truncate(path: Path) -> None:
      ["final.json"]),
     (lambda run: ((run / "final.json").write_text("{}"), shutil.copyfile(run / "latest.zip", run / "final.zip")),
      ["final.json", "timesteps"]),
-    (lambda run: ((run / "final.json").write_text('{"timesteps": "64"}'),
+    (lambda run: ((run / "final.json").write_text('{"timesteps": "64", "wall_time_s": 1.0}'),
                   shutil.copyfile(run / "latest.zip", run / "final.zip")), ["final.json", "timesteps", "whole number"]),
     (lambda run: (run / "state.json").write_text('{"timesteps": 64.5, "snapshots": []}'),
      ["state.json", "timesteps", "whole number"]),

@@ -160,3 +160,17 @@ def test_an_averages_lineage_keeps_another_recipes_stages_behind_stage_1_before_
     assert names(joined_lineage([[mine1], [lone, mine2]])) == ["lone.zip", "mine/stage1.zip", "mine/stage2.zip"]
     joined = joined_lineage([[entry("mine", 1, 32), mine2], [mine1]])
     assert names(joined) == ["mine/stage1.zip", "mine/stage2.zip"] and joined[0]["timesteps"] == 64
+
+
+def test_a_finished_stages_metadata_without_its_wall_time_is_one_line_on_resume(trained, tmp_path, capsys):
+    """The totals of a resumed recipe add up its stages' wall times: a final.json without one ended in a
+    KeyError after the recipe said it was finished."""
+    run = tmp_path / "run"
+    shutil.copytree(trained[0], run)
+    meta = read(run / "stage2" / "final.json")
+    del meta["wall_time_s"]
+    (run / "stage2" / "final.json").write_text(json.dumps(meta))
+    before = digests(run)
+    code, _, err = run_main(train, ["--resume", str(run)], capsys)
+    assert_one_line(code, err, "snack-train", str(run / "stage2" / "final.json"), "lacks wall_time_s")
+    assert digests(run) == before
