@@ -5,7 +5,9 @@ that pyproject.toml sets for the default suite."""
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 
 import pytest
 
@@ -29,6 +31,19 @@ def sb3_logs_in_pytests_temp(tmp_path_factory):
     """A model trained without a log folder makes one of its own in the system's temp folder (SB3's
     `configure`); in a test run they go into pytest's, which it clears, instead of piling up in /tmp."""
     os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+
+
+@pytest.fixture(autouse=True)
+def ray_logs_to_this_tests_stderr():
+    """Ray's log handler keeps the sys.stderr of the moment ray was first imported: in the suite, an earlier
+    test's captured stream, closed since, so that a later Ray log line printed "--- Logging error ---" and a
+    traceback into another test's stderr (and failed its check for tracebacks). Each test points such a
+    handler at its own."""
+    if "ray" in sys.modules:
+        for handler in logging.getLogger("ray").handlers:
+            if isinstance(handler, logging.StreamHandler) and getattr(handler.stream, "closed", False):
+                handler.stream = sys.stderr  # not setStream(), which flushes the closed stream first
+    yield
 
 
 def unexcused_skips(terminalreporter) -> list[str]:
