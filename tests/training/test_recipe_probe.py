@@ -17,19 +17,9 @@ pytest.importorskip("sb3_contrib")
 from snack_envs.training import train  # noqa: E402
 from snack_envs.training.run import EVAL_CSV_HEADER  # noqa: E402
 from tests.helpers import run_main  # noqa: E402
-from tests.training.test_cli_fuzz_cases import assert_one_line, digests  # noqa: E402
+from tests.training.test_cli_fuzz_cases import ONE_STAGE_RECIPE, assert_one_line, digests  # noqa: E402
 
-TWO_STAGES = """\
-extends: quickstart
-timesteps: 64
-n_envs: 2
-algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
-eval: {every: 64, games: 2, final_games: 2}
-imitation: {games: 0}
-stages:
-  - {}
-  - {algo: {learning_rate: 0.0}}
-"""
+TWO_STAGES = ONE_STAGE_RECIPE + "  - {algo: {learning_rate: 0.0}}\n"
 
 
 def read(path: Path) -> dict:
