@@ -413,12 +413,12 @@ def find_config(name: str | Path, beside: Path | None = None) -> Path:
     # A path that is there but no file is named as such, not as missing, and not passed over for a shipped
     # config of the same name; only a bare name ("snack_wars") means the shipped config beside such a folder.
     bare = len(name.parts) == 1 and not name.suffix
-    for path in own + [shipped]:
-        if path == shipped and path.is_file():
-            return path
-        if (kind := not_a_file(path)) and not (bare and shipped.is_file()):
+    if shipped.is_file() and (bare or not any(map(not_a_file, own))):
+        return shipped
+    for path in [*own, shipped]:
+        if kind := not_a_file(path):
             raise ConfigError(f"config file {str(name)!r} is not a regular file: {path} is {kind}; give a YAML file")
-    raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys(own + [shipped]))}); "
+    raise ConfigError(f"config file {str(name)!r} not found (looked for {', '.join(str(p) for p in dict.fromkeys([*own, shipped]))}); "
                       f"shipped configs: {shipped_configs()}")
 
 

@@ -242,15 +242,15 @@ def joined_lineage(lineages: list[list[dict]]) -> list[dict]:
                                                                                    tuple(entry.get("stages", ())))
             if key not in joined or entry["timesteps"] > joined[key]["timesteps"]:
                 joined[key] = entry
-            follows.setdefault(key, set()).update([before] if before is not None else [])
+            follows.setdefault(key, set()).update({before} - {None})
             before = key
     rank = {key: (entry.get("stage", 0), i) for i, (key, entry) in enumerate(joined.items())}
-    ordered: list = []
-    while len(ordered) < len(joined):  # a handful of runs: pick the lowest ready one each time
-        placed = set(ordered)
-        ready = [key for key in joined if key not in placed and follows[key] <= placed]
-        ordered.append(min(ready or [key for key in joined if key not in placed], key=rank.__getitem__))
-    return [joined[key] for key in ordered]
+    placed: dict = {}  # the runs in their order so far (a dict: an ordered set)
+    while len(placed) < len(joined):  # a handful of runs: place the lowest ready one each time
+        left = [key for key in joined if key not in placed]
+        ready = [key for key in left if follows[key] <= placed.keys()]
+        placed[min(ready or left, key=rank.__getitem__)] = None
+    return [joined[key] for key in placed]
 
 
 def read_recipe(run_dir: Path) -> dict:

@@ -23,7 +23,6 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 
     raise SystemExit(snack_train())
 
-from snack_envs.core.game import ConfigError
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command, nonempty_path
 from snack_envs.training.config import load_config, load_run_config, recipe_name
@@ -58,9 +57,6 @@ def main(argv=None) -> None:
         if run_dir.exists() and not run_dir.is_dir():
             parser.error(f"--run-dir {run_dir} is a file; give a folder for the run")
         recipe = {"config": recipe_name(args.config), "overrides": list(args.overrides)}  # for the checkpoints' metadata
-    if config.get("stages") and args.backend == "rllib":
-        raise ConfigError("--backend rllib does not train a recipe of stages (the config's stages:); use the sb3 backend")
-
     def announce() -> None:  # once the backend's checks have passed (a recipe announces its stages itself)
         print(f"training {config['env']['name']} ({config['env']['num_players']} players) for {config['timesteps']} "
               f"timesteps -> {run_dir}", flush=True)
