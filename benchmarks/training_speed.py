@@ -117,14 +117,16 @@ def main() -> None:
     torch.set_num_threads(1)
     config = load_config(args.config)
     env_cfg, opponents = config["env"], config["opponents"]
-    dummy = make_vec_env(dict(config, n_envs=8, vec_env="dummy"), Path(tempfile.mkdtemp()))
-    batched = BatchedSelfPlayVecEnv(env_cfg["name"], args.batched_envs, env_cfg["num_players"], 0, env_cfg["reward"],
-                                    opponents, **env_cfg.get("options", {}))
-    free = free_vec_env(args.batched_envs, batched.observation_space.shape[0], batched.action_space.n)
-    rows = []
-    for label, vec in (("dummy, 8 envs (today)", dummy), (f"batched, {args.batched_envs} envs", batched),
-                       (f"free VecEnv, {args.batched_envs} envs", free)):
-        rows.append((label, *run(config, vec, args.timesteps)))
+    with tempfile.TemporaryDirectory() as monitor_dir:  # the dummy path's Monitor files
+        dummy = make_vec_env(dict(config, n_envs=8, vec_env="dummy"), Path(monitor_dir))
+        batched = BatchedSelfPlayVecEnv(env_cfg["name"], args.batched_envs, env_cfg["num_players"], 0, env_cfg["reward"],
+                                        opponents, **env_cfg.get("options", {}))
+        free = free_vec_env(args.batched_envs, batched.observation_space.shape[0], batched.action_space.n)
+        rows = []
+        for label, vec in (("dummy, 8 envs (today)", dummy), (f"batched, {args.batched_envs} envs", batched),
+                           (f"free VecEnv, {args.batched_envs} envs", free)):
+            rows.append((label, *run(config, vec, args.timesteps)))
+        dummy.close()
     base = rows[0][1]
     print(f"{args.config}: MaskablePPO, {args.timesteps} steps, 2048 samples per update, batch "
           f"{config['algo']['batch_size']}, {config['algo']['n_epochs']} epochs, net {config['algo']['net_arch']}, 1 thread")

@@ -1,10 +1,12 @@
-"""The benchmark scripts still run against today's code: each, at its smallest size, exits 0 and prints a
-row per thing it measures. Their figures are not checked (speed is never asserted in tests)."""
+"""The benchmark scripts still run against today's code: each, at its smallest size, exits 0, leaves no
+temporary files behind and prints a row per thing it measures. Their figures are not checked (speed is never asserted in tests)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,9 +15,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_benchmark(script: str, *args: str) -> str:
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
+    """The script's stdout, once it has exited 0 and left nothing in its temporary folder but torch's shared cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                                capture_output=True, text=True, timeout=300, env={**os.environ, "TMPDIR": tmp})
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert [path.name for path in Path(tmp).iterdir() if not path.name.startswith("torchinductor_")] == []
     return result.stdout
 
 
