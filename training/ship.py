@@ -155,6 +155,16 @@ def not_weaker(agent: dict, heuristic: dict) -> tuple[bool, float]:
     return p >= floor, floor
 
 
+def decimals(value: float, bar: float, least: int) -> int:
+    """The decimals to show `value` with beside `bar`: `least`, or as many more as it takes for a value
+    that is not the bar to read unlike it (99.96 against 100 shows as 99.96, not 100.0; a near miss must
+    not read as a pass, nor a bare pass as a miss)."""
+    digits = least
+    while value != bar and digits < 12 and f"{value:.{digits}f}" == f"{bar:.{digits}f}":
+        digits += 1
+    return digits
+
+
 def verdict(n: int, rows: dict) -> dict:
     """The bar applied to one count's results (`measure_count`'s rows): each check with its figure, and
     `passed` (every check passed; one not measured counts as missed)."""
@@ -171,12 +181,13 @@ def verdict(n: int, rows: dict) -> dict:
                 continue
             mean = rows[key]["mean_score_ci95"][0]
             bar = SOLO_BAR[rat]
-            check(name, mean >= bar, f"mean score {mean:.1f} {'>=' if mean >= bar else '<'} {bar:.0f}")
+            check(name, mean >= bar, f"mean score {mean:.{decimals(mean, bar, 1)}f} {'>=' if mean >= bar else '<'} {bar:.0f}")
     else:
         need = 1.2 / n
         if "vs_heuristic" in rows:
             low = rows["vs_heuristic"]["win_rate_ci95"][0]
-            check("vs heuristic", low > need, f"lower bound {low:.3f} {'>' if low > need else '<='} {need:.3f}")
+            d = decimals(low, need, 3)
+            check("vs heuristic", low > need, f"lower bound {low:.{d}f} {'>' if low > need else '<='} {need:.{d}f}")
         else:
             check("vs heuristic", None, "not measured")
         for other in ("random", "lookahead"):
@@ -185,7 +196,7 @@ def verdict(n: int, rows: dict) -> dict:
                 check(f"vs {other}", None, "not measured")
                 continue
             passed, floor = not_weaker(mine, theirs)
-            d = 4 if not passed and round(mine["win_rate"], 3) >= round(floor, 3) else 3  # a near miss must not read as a pass
+            d = decimals(mine["win_rate"], floor, 3)
             check(f"vs {other}", passed, f"{mine['win_rate']:.{d}f} vs the heuristic's {theirs['win_rate']:.{d}f} "
                                          f"(at least {floor:.{d}f})")
     return {"checks": checks, "passed": all(c["passed"] for c in checks)}

@@ -58,6 +58,21 @@ def test_a_near_miss_is_shown_with_the_digits_that_tell_it_from_a_pass():
     assert next(c for c in clear["checks"] if c["check"] == "vs random")["figure"].startswith("0.950 vs")
 
 
+def test_a_figure_takes_as_many_digits_as_it_needs_to_read_unlike_its_bar():
+    """Four decimals are not always enough: 0.98675 against a floor of 0.98680 read "0.9868 ... (at least
+    0.9868)" under a verdict of not cleared. Each figure takes the fewest digits, from its usual ones, at which
+    it differs from its bar: the solo mean and the lower bound too."""
+    found = ship.verdict(2, dict(ROWS, vs_heuristic=result(0.7, 0.59996), vs_random=result(0.98675, 0.98),
+                                 heuristic_vs_random=result(0.993, 0.988)))
+    figures = {c["check"]: (c["passed"], c["figure"]) for c in found["checks"]}
+    assert figures["vs random"] == (False, "0.98675 vs the heuristic's 0.99300 (at least 0.98680)")
+    assert figures["vs heuristic"] == (False, "lower bound 0.59996 <= 0.60000")
+    solo = ship.verdict(1, {"solo": {"mean_score_ci95": [99.96, 98.0, 101.9]},
+                            "solo_rat_snacks": {"mean_score_ci95": [107.04, 105.0, 109.1]}})
+    assert [(c["passed"], c["figure"]) for c in solo["checks"]] == [(False, "mean score 99.96 < 100"),
+                                                                   (True, "mean score 107.04 >= 107")]
+
+
 def test_the_solo_verdict_asks_100_and_107_with_rat_snacks():
     def mean(x):
         return {"mean_score_ci95": [x, x - 2, x + 2]}
