@@ -312,5 +312,6 @@ def main(argv=None) -> None:
         for p in (write_solo_outputs if solo else write_outputs)(results, args.out):
             print("wrote", p)
     if args.replay:
-        lineup = [agents[args.agents[s % 2]] for s in range(args.num_players)]
+        first_two = list(agents.values())[:2]  # distinct: `--agents a a b` replays a against b
+        lineup = [first_two[s % len(first_two)] for s in range(args.num_players)]
         print("wrote", record_game(args.env, lineup, args.seed, args.replay, num_players=args.num_players))
