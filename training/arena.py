@@ -220,7 +220,7 @@ def solo(env_name: str, player: Any, games: int, seed: int = 0, num_envs: int | 
         "options": dict(options),
         "games": games,
         "unfinished": games - len(scores),
-        "mean_score_ci95": list(mean_interval(scores)),
+        "mean_score_ci95": mean_interval(scores),
         "ranks": ranks,
         "seed": seed,
         "num_envs": int(min(games, num_envs or DEFAULT_ENVS)),

@@ -107,7 +107,7 @@ def _opponent(key: str, counts: list[int]) -> tuple[str, int]:
 
 
 def _number(cell) -> float:
-    """A win-rate cell as a float; NaN where it is empty (a solo evaluation has no win rate)."""
+    """A cell as a float; NaN where it is empty (a solo evaluation has no win rate; no finished game, no mean score)."""
     return float("nan") if cell in ("", None) else float(cell)
 
 
@@ -126,7 +126,7 @@ def read_curve(run_dir: str | Path) -> list[dict]:
             opponent, n = _opponent(key, counts)  # noqa: B023
             return {"timesteps": offset + steps, "stage": stage, "stage_timesteps": steps, "opponent": opponent,  # noqa: B023
                     "num_players": n, "even_share": 1 / n, "win_rate": _number(win_rate), "win_rate_ci95_low": _number(low),
-                    "win_rate_ci95_high": _number(high), "mean_score": float(mean_score), "unfinished": int(unfinished),
+                    "win_rate_ci95_high": _number(high), "mean_score": _number(mean_score), "unfinished": int(unfinished),
                     "kind": kind}
 
         last = 0
@@ -180,7 +180,8 @@ def plot(rows: list[dict], path: Path, title: str) -> Path:
                     label="mean score")
             finals = [r for r in points if r["kind"] == "final"]
             ax.scatter([r["timesteps"] for r in finals], [r["mean_score"] for r in finals], color="C3", s=40, zorder=3)
-            ax.set(ylabel="mean score", title="solo", ylim=(0, max(r["mean_score"] for r in points) * 1.1))
+            scored = [r["mean_score"] for r in points if r["mean_score"] == r["mean_score"]]  # NaN: no game finished
+            ax.set(ylabel="mean score", title="solo", ylim=(0, max(scored, default=1.0) * 1.1))
         for opponent in dict.fromkeys(r["opponent"] for r in rows if r["num_players"] == n > 1):
             points = sorted((r for r in rows if r["num_players"] == n and r["opponent"] == opponent),
                             key=lambda r: (r["timesteps"], r["kind"] == "final"))

@@ -44,7 +44,7 @@ from snack_envs.agents import Policy, make_policy
 from snack_envs.core.rollout import Watcher, play
 from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegative_int, positive_int
 from snack_envs.training.arena import solo
-from snack_envs.training.outcomes import Z95, match_result, mean_interval, wilson_interval  # noqa: F401 (re-exported)
+from snack_envs.training.outcomes import Z95, match_result, mean_interval, mean_of, shown, wilson_interval  # noqa: F401 (re-exported)
 from snack_envs.training.ratings import display_names, fit_ratings
 from snack_envs.training.replay import Replay, check_path
 
@@ -128,7 +128,7 @@ def tournament(
         mine = [m for m in matches if m["hero"] == n]
         finished = sum(m["finished"] for m in mine)
         points = sum(m["win_rate"] * m["finished"] for m in mine)
-        scored = sum(m["hero_mean_score_ci95"][0] * m["finished"] for m in mine)
+        scored = sum(m["hero_mean_score_ci95"][0] * m["finished"] for m in mine if m["finished"])
         summary[n] = {
             "name": labels[n],
             "elo": ratings[n]["elo"],
@@ -195,7 +195,7 @@ def write_outputs(results: dict, out_dir: Path) -> list[Path]:
         for m in results["matches"]:
             writer.writerow([m["hero"], m["villain"], m["games"], m["wins"], m["ties"], m["losses"], m["unfinished"],
                              f"{m['win_rate']:.4f}", f"{m['win_rate_ci95'][0]:.4f}", f"{m['win_rate_ci95'][1]:.4f}",
-                             f"{m['hero_mean_score_ci95'][0]:.3f}"])
+                             shown(mean_of(m["hero_mean_score_ci95"]), ".3f", "")])
     heatmap(results, paths[2])
     return paths
 
@@ -249,9 +249,14 @@ def format_solo_table(results: dict) -> str:
     lines = [f"{results['env']}, solo, {results['games']} games an agent on the same deals (seed {results['seed']})",
              "mean score over finished games, 95% interval; ranks: the rulebook's solo table, games in each", "",
              f"{'agent':{width}s} {'games':>6s} {'unfinished':>10s} {'mean score':>10s} {'95% CI':>16s}  " + " | ".join(ranks)]
-    for spec, r in sorted(agents.items(), key=lambda kv: -kv[1]["mean_score_ci95"][0]):
-        mean, lo, hi = r["mean_score_ci95"]
-        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {mean:10.2f} {f'[{lo:.2f}, {hi:.2f}]':>16s}  "
+    def best_first(item):  # an agent with no finished game last
+        mean = mean_of(item[1]["mean_score_ci95"])
+        return (mean is None, -(mean or 0.0))
+
+    for spec, r in sorted(agents.items(), key=best_first):
+        mean, lo, hi = r["mean_score_ci95"] or (None, None, None)
+        interval = "-" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
+        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {shown(mean, '.2f'):>10s} {interval:>16s}  "
                      + " | ".join(f"{r['ranks'][k]:>{len(k)}d}" for k in ranks))
     return "\n".join(lines)
 
@@ -266,7 +271,7 @@ def write_solo_outputs(results: dict, out_dir: Path) -> list[Path]:
         writer = csv.writer(f)
         writer.writerow(["agent", "games", "unfinished", "mean_score", "ci95_low", "ci95_high", *ranks])
         for spec, r in results["agents"].items():
-            writer.writerow([spec, r["games"], r["unfinished"], *(f"{x:.3f}" for x in r["mean_score_ci95"]),
+            writer.writerow([spec, r["games"], r["unfinished"], *([f"{x:.3f}" for x in r["mean_score_ci95"]] if r["mean_score_ci95"] else ["", "", ""]),
                              *(r["ranks"][k] for k in ranks)])
     return paths
 

@@ -24,11 +24,25 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def mean_interval(values: list[float], z: float = Z95) -> tuple[float, float, float]:
+def mean_interval(values: list[float], z: float = Z95) -> list[float] | None:
+    """[mean, low, high]: the mean of `values` and its 95% interval (normal); None for no values (a match or
+    solo run whose every game was cut off has no mean score, rather than a made-up 0)."""
     a = np.asarray(values, dtype=float)
-    mean = float(a.mean()) if len(a) else 0.0
+    if not len(a):
+        return None
+    mean = float(a.mean())
     half = z * float(a.std(ddof=1)) / math.sqrt(len(a)) if len(a) > 1 else 0.0
-    return mean, mean - half, mean + half
+    return [mean, mean - half, mean + half]
+
+
+def mean_of(interval: list[float] | None) -> float | None:
+    """The mean of a `mean_interval` (None where there is none)."""
+    return None if interval is None else interval[0]
+
+
+def shown(value: float | None, spec: str, missing: str = "-") -> str:
+    """`value` formatted by `spec`, or `missing` where there is no value (a mean over no finished game)."""
+    return missing if value is None else format(value, spec)
 
 
 def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]) -> dict:
@@ -41,7 +55,7 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
     counting 1/k (even: `even` = 1/n; 1/n with the interval [0, 1] when no game finished), with its 95%
     Wilson interval. `places[k]` counts the finished games the hero ended (k+1)-th: the winners first, then
     by score, a place shared with others split among them (`ratings.place_block`, `ratings.add_places`;
-    the ratings' input). The mean scores' 95% intervals take one value a game: the hero's score, and the mean
+    the ratings' input). The mean scores' 95% intervals (`mean_interval`; None when no game finished) take one value a game: the hero's score, and the mean
     of its opponents' scores (correlated within a game, so not pooled as independent values)."""
     points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
     wins = ties = losses = 0
@@ -80,8 +94,8 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
         "win_rate": points / finished if finished else 1 / num_players,
         "win_rate_ci95": [low, high],
         "places": places,
-        "hero_mean_score_ci95": list(mean_interval(hero_scores)),
-        "villain_mean_score_ci95": list(mean_interval(villain_scores)),
+        "hero_mean_score_ci95": mean_interval(hero_scores),
+        "villain_mean_score_ci95": mean_interval(villain_scores),
     }
 
 
@@ -92,7 +106,10 @@ def is_solo(result: dict) -> bool:
 
 def eval_figures(result: dict) -> tuple:
     """A match's or a solo result's (win rate, its 95% interval's low and high, mean score): the columns of a
-    run's eval.csv and of a learning curve. Solo has no win rate: those three are empty strings."""
+    run's eval.csv and of a learning curve. Solo has no win rate: those three are empty strings; the mean
+    score is one too where no game finished."""
+    mean = mean_of(result["mean_score_ci95" if is_solo(result) else "hero_mean_score_ci95"])
+    mean = "" if mean is None else mean
     if is_solo(result):
-        return "", "", "", result["mean_score_ci95"][0]
-    return result["win_rate"], *result["win_rate_ci95"], result["hero_mean_score_ci95"][0]
+        return "", "", "", mean
+    return result["win_rate"], *result["win_rate_ci95"], mean

@@ -45,7 +45,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.config import CONFIG_DIR, player_counts, read_run_json
 from snack_envs.training.arena import match, solo
 from snack_envs.training.evaluate import head_to_head
-from snack_envs.training.outcomes import eval_figures, is_solo
+from snack_envs.training.outcomes import eval_figures, is_solo, mean_of, shown
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -331,7 +331,8 @@ def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
     result has no win rate: its row leaves those cells empty, and its scalar is "eval/mean_score_<key>"."""
     for spec, r in results.items():
         if is_solo(r):
-            log_scalar(f"eval/mean_score_{spec}", r["mean_score_ci95"][0])
+            if r["mean_score_ci95"] is not None:  # no finished game: no mean score to log
+                log_scalar(f"eval/mean_score_{spec}", r["mean_score_ci95"][0])
         else:
             log_scalar(f"eval/win_rate_vs_{spec}", r["win_rate"])
     path = run_dir / "eval.csv"
@@ -342,7 +343,7 @@ def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
             writer.writerow(EVAL_CSV_HEADER)
         for spec, r in results.items():
             writer.writerow([steps, spec, *eval_figures(r), r["unfinished"]])
-    print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {r['mean_score_ci95'][0]:.1f}" if is_solo(r)
+    print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {shown(mean_of(r['mean_score_ci95']), '.1f')}" if is_solo(r)
                                              else f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
 
 

@@ -57,6 +57,7 @@ from snack_envs.training.arena import match, solo
 from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
 from snack_envs.training.curves import export_curve
 from snack_envs.training.evaluate import Z95
+from snack_envs.training.outcomes import mean_of, shown
 
 DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
 GAMES, SOLO_GAMES, SEED = 2000, 1000, 2_000_000
@@ -116,7 +117,7 @@ def measure_count(path: Path, n: int, games: int = GAMES, solo_games: int = SOLO
     def played(key: str, result: dict) -> None:
         rows[key] = result
         if "mean_score_ci95" in result:
-            log(f"  {players} {key:26s} {result['games']:5d} games  mean score {result['mean_score_ci95'][0]:.2f}"
+            log(f"  {players} {key:26s} {result['games']:5d} games  mean score {shown(mean_of(result['mean_score_ci95']), '.2f')}"
                 f"  ({result['games_per_s']} games/s)")
         else:
             low, high = result["win_rate_ci95"]
@@ -179,8 +180,11 @@ def verdict(n: int, rows: dict) -> dict:
             if key not in rows:
                 check(name, None, "not measured")
                 continue
-            mean = rows[key]["mean_score_ci95"][0]
+            mean = mean_of(rows[key]["mean_score_ci95"])
             bar = SOLO_BAR[rat]
+            if mean is None:
+                check(name, False, "no game finished")
+                continue
             check(name, mean >= bar, f"mean score {mean:.{decimals(mean, bar, 1)}f} {'>=' if mean >= bar else '<'} {bar:.0f}")
     else:
         need = 1.2 / n
@@ -261,7 +265,7 @@ def _match_row(label: str, m: dict) -> str:
     places = " / ".join(_share(p, m["finished"]) for p in m["places"])
     unfinished = f" ({m['unfinished']} unfinished)" if m["unfinished"] else ""
     return (f"{label} | {m['games']:,}{unfinished} | {m['win_rate']:.3f} [{low:.3f}, {high:.3f}] | {places} | "
-            f"{m['hero_mean_score_ci95'][0]:.1f} ({m['villain_mean_score_ci95'][0]:.1f})")
+            f"{shown(mean_of(m['hero_mean_score_ci95']), '.1f')} ({shown(mean_of(m['villain_mean_score_ci95']), '.1f')})")
 
 
 def _verdict_text(result: dict) -> str:
@@ -321,10 +325,11 @@ def checkpoint_section(name: str, meta: dict, env_link: str | None = None) -> st
                   "|---|---|---|" + "---|" * len(ranks) + "---|"]
         for i, key in enumerate(k for k in SOLOS if k in result):
             s = result[key]
-            mean, low, high = s["mean_score_ci95"]
+            mean, low, high = s["mean_score_ci95"] or (None, None, None)
+            figure = "-" if mean is None else f"{mean:.1f} [{low:.1f}, {high:.1f}]"
             label = ("agent" if key.startswith("solo") else "heuristic") + (", Rat Snacks" if "rat" in key else "")
             shares = " | ".join(_share(s["ranks"][r], s["games"] - s["unfinished"]) for r in ranks)
-            lines.append(f"| {label} | {s['games']:,} | {mean:.1f} [{low:.1f}, {high:.1f}] | {shares} | "
+            lines.append(f"| {label} | {s['games']:,} | {figure} | {shares} | "
                          f"{_verdict_text(result) if i == 0 else ''} |")
         lines.append("")
     return "\n".join(lines)

@@ -48,8 +48,8 @@ def test_wilson_interval_of_no_games_is_everything():
 
 # --- mean interval ---------------------------------------------------------------------------------------
 def test_mean_interval_by_hand():
-    assert mean_interval([]) == (0.0, 0.0, 0.0)
-    assert mean_interval([4.5]) == (4.5, 4.5, 4.5)  # one value: no spread to measure
+    assert mean_interval([]) is None  # no value, no mean: not a made-up 0
+    assert mean_interval([4.5]) == [4.5, 4.5, 4.5]  # one value: no spread to measure
     assert mean_interval([1.0, 3.0]) == pytest.approx((2.0, 2.0 - Z95, 2.0 + Z95))  # sd sqrt(2), over sqrt(2)
     half = Z95 * math.sqrt((4 + 1 + 0 + 9) / 3) / 2  # sample sd (n - 1) over sqrt(4)
     assert mean_interval([1, 2, 3, 6]) == pytest.approx((3.0, 3.0 - half, 3.0 + half))
@@ -67,7 +67,8 @@ def test_a_match_with_no_finished_game_makes_nothing_up():
     assert m["win_rate"] == pytest.approx(1 / 3) and m["even"] == pytest.approx(1 / 3)
     assert m["win_rate_ci95"] == [0.0, 1.0]
     assert m["places"] == [0.0, 0.0, 0.0]
-    assert m["hero_mean_score_ci95"] == [0.0, 0.0, 0.0] and m["villain_mean_score_ci95"] == [0.0, 0.0, 0.0]
+    assert m["hero_mean_score_ci95"] is None and m["villain_mean_score_ci95"] is None  # no mean score of 0
+    assert eval_figures(m) == (pytest.approx(1 / 3), 0.0, 1.0, "")  # the run's eval.csv: an empty mean-score cell
 
 
 def test_two_player_wins_losses_and_a_tiebreak_by_hand():
@@ -221,7 +222,8 @@ def test_the_by_seat_win_shares_are_the_win_shares_of_the_games_in_that_seat():
 def test_solo_of_games_all_cut_off_has_no_scores_and_no_ranks():
     s = solo("snack_time_v0", "random", 4, seed=0, num_envs=3, max_steps=2)
     assert (s["games"], s["unfinished"], s["num_envs"], s["player"]) == (4, 4, 3, "random")
-    assert s["mean_score_ci95"] == [0.0, 0.0, 0.0] and set(s["ranks"].values()) == {0}
+    assert s["mean_score_ci95"] is None and set(s["ranks"].values()) == {0}
+    assert eval_figures(s) == ("", "", "", "")
 
 
 class CopyRecorder:

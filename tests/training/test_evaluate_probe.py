@@ -531,3 +531,50 @@ def test_when_no_game_finishes_the_win_rate_is_the_even_result(num_players, monk
     for agent in results["agents"].values():
         assert agent["win_rate"] == pytest.approx(1 / num_players) and agent["win_rate_ci95"] == [0.0, 1.0]
         assert agent["unfinished"] == agent["games"] and agent["mean_score"] is None
+
+
+def test_a_match_or_solo_run_with_no_finished_game_shows_no_mean_score(tmp_path):
+    """Every game cut off at max_steps: no mean score anywhere, where a made-up 0.000 [0.000, 0.000] stood (in
+    results.csv and .json, the solo table and csv, snack-ship's rows and its solo verdict)."""
+    from snack_envs.agents import make_policy
+    from snack_envs.training import arena, ship
+
+    agents = {spec: make_policy(spec, "snack_rabbits_v0", 2, seed=0) for spec in ("random", "heuristic")}
+    results = evaluate.tournament("snack_rabbits_v0", agents, 2, 2, 0, max_steps=1)
+    evaluate.write_outputs(results, tmp_path)
+    with (tmp_path / "results.csv").open(newline="") as f:
+        assert [row["hero_mean_score"] for row in csv.DictReader(f)] == ["", ""]
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert [m["hero_mean_score_ci95"] for m in saved["matches"]] == [None, None]
+    assert ship._match_row("agent vs 1 heuristic", results["matches"][0]).endswith("| - (-)")
+
+    cut = arena.solo("snack_time_v0", "random", 2, seed=0, max_steps=2)
+    played = arena.solo("snack_time_v0", "heuristic", 2, seed=0)
+    solo = {"env": "snack_time_v0", "games": 2, "seed": 0, "agents": {"random": cut, "heuristic": played}}
+    rows = evaluate.format_solo_table(solo).splitlines()[4:]
+    assert [row.split()[0] for row in rows] == ["heuristic", "random"]  # scored first, none last
+    assert rows[1].split()[1:5] == ["2", "2", "-", "-"]
+    evaluate.write_solo_outputs(solo, tmp_path / "solo")
+    with (tmp_path / "solo" / "results.csv").open(newline="") as f:
+        by_agent = {row["agent"]: row for row in csv.DictReader(f)}
+    assert [by_agent["random"][k] for k in ("mean_score", "ci95_low", "ci95_high")] == ["", "", ""]
+    assert float(by_agent["heuristic"]["mean_score"]) == pytest.approx(played["mean_score_ci95"][0], abs=5e-4)
+    verdict = ship.verdict(1, {"solo": cut, "solo_rat_snacks": cut})
+    assert not verdict["passed"] and {c["figure"] for c in verdict["checks"]} == {"no game finished"}
+
+
+def test_a_training_runs_evaluation_with_no_finished_game_logs_no_mean_score(tmp_path, capsys):
+    """The run's eval.csv gets an empty mean-score cell (its learning curve reads NaN), TensorBoard no scalar,
+    and the progress line a dash."""
+    from snack_envs.training import arena, curves, run
+
+    cut = arena.solo("snack_time_v0", "random", 2, seed=0, max_steps=2)
+    logged = []
+    run.write_eval(tmp_path, 64, {"solo": cut}, lambda tag, value: logged.append(tag))
+    assert logged == [] and "solo: mean score -" in capsys.readouterr().out
+    with (tmp_path / "eval.csv").open(newline="") as f:
+        assert [row["mean_score"] for row in csv.DictReader(f)] == [""]
+    (tmp_path / "config.json").write_text(json.dumps({"env": {"name": "snack_time_v0", "num_players": 1}}))
+    rows = curves.read_curve(tmp_path)
+    assert math.isnan(rows[0]["mean_score"])
+    assert curves.plot(rows, tmp_path / "curve.png", "cut").is_file()  # NaN left out of the axis' top, not an error
