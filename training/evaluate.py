@@ -271,8 +271,8 @@ def write_solo_outputs(results: dict, out_dir: Path) -> list[Path]:
         writer = csv.writer(f)
         writer.writerow(["agent", "games", "unfinished", "mean_score", "ci95_low", "ci95_high", *ranks])
         for spec, r in results["agents"].items():
-            writer.writerow([spec, r["games"], r["unfinished"], *([f"{x:.3f}" for x in r["mean_score_ci95"]] if r["mean_score_ci95"] else ["", "", ""]),
-                             *(r["ranks"][k] for k in ranks)])
+            interval = [f"{x:.3f}" for x in r["mean_score_ci95"]] if r["mean_score_ci95"] else ["", "", ""]
+            writer.writerow([spec, r["games"], r["unfinished"], *interval, *(r["ranks"][k] for k in ranks)])
     return paths
 
 

@@ -55,8 +55,9 @@ def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]
     counting 1/k (even: `even` = 1/n; 1/n with the interval [0, 1] when no game finished), with its 95%
     Wilson interval. `places[k]` counts the finished games the hero ended (k+1)-th: the winners first, then
     by score, a place shared with others split among them (`ratings.place_block`, `ratings.add_places`;
-    the ratings' input). The mean scores' 95% intervals (`mean_interval`; None when no game finished) take one value a game: the hero's score, and the mean
-    of its opponents' scores (correlated within a game, so not pooled as independent values)."""
+    the ratings' input). The mean scores' 95% intervals (`mean_interval`; None when no game finished) take
+    one value a game: the hero's score, and the mean of its opponents' scores (correlated within a game, so
+    not pooled as independent values)."""
     points, hero_scores, villain_scores, unfinished = 0.0, [], [], 0
     wins = ties = losses = 0
     places = [0.0] * num_players
