@@ -44,7 +44,7 @@ from snack_envs.agents import Policy, make_policy
 from snack_envs.core.rollout import Watcher, play
 from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegative_int, positive_int
 from snack_envs.training.arena import solo
-from snack_envs.training.outcomes import Z95, match_result, mean_interval, mean_of, shown, wilson_interval  # noqa: F401 (re-exported)
+from snack_envs.training.outcomes import Z95, match_result, mean_interval, mean_of, mean_text, wilson_interval  # noqa: F401 (re-exported)
 from snack_envs.training.ratings import display_names, fit_ratings
 from snack_envs.training.replay import Replay, check_path
 
@@ -195,7 +195,7 @@ def write_outputs(results: dict, out_dir: Path) -> list[Path]:
         for m in results["matches"]:
             writer.writerow([m["hero"], m["villain"], m["games"], m["wins"], m["ties"], m["losses"], m["unfinished"],
                              f"{m['win_rate']:.4f}", f"{m['win_rate_ci95'][0]:.4f}", f"{m['win_rate_ci95'][1]:.4f}",
-                             shown(mean_of(m["hero_mean_score_ci95"]), ".3f", "")])
+                             mean_text(m["hero_mean_score_ci95"], ".3f", "")])
     heatmap(results, paths[2])
     return paths
 
@@ -254,9 +254,9 @@ def format_solo_table(results: dict) -> str:
         return (mean is None, -(mean or 0.0))
 
     for spec, r in sorted(agents.items(), key=best_first):
-        mean, lo, hi = r["mean_score_ci95"] or (None, None, None)
+        _, lo, hi = r["mean_score_ci95"] or (None, None, None)
         interval = "-" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
-        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {shown(mean, '.2f'):>10s} {interval:>16s}  "
+        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {mean_text(r['mean_score_ci95'], '.2f'):>10s} {interval:>16s}  "
                      + " | ".join(f"{r['ranks'][k]:>{len(k)}d}" for k in ranks))
     return "\n".join(lines)
 

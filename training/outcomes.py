@@ -40,9 +40,9 @@ def mean_of(interval: list[float] | None) -> float | None:
     return None if interval is None else interval[0]
 
 
-def shown(value: float | None, spec: str, missing: str = "-") -> str:
-    """`value` formatted by `spec`, or `missing` where there is no value (a mean over no finished game)."""
-    return missing if value is None else format(value, spec)
+def mean_text(interval: list[float] | None, spec: str, missing: str = "-") -> str:
+    """The mean of a `mean_interval` formatted by `spec`, or `missing` where there is none (no finished game)."""
+    return missing if interval is None else format(interval[0], spec)
 
 
 def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]) -> dict:

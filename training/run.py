@@ -45,7 +45,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.config import CONFIG_DIR, player_counts, read_run_json
 from snack_envs.training.arena import match, solo
 from snack_envs.training.evaluate import head_to_head
-from snack_envs.training.outcomes import eval_figures, is_solo, mean_of, shown
+from snack_envs.training.outcomes import eval_figures, is_solo, mean_text
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -343,7 +343,7 @@ def write_eval(run_dir: Path, steps: int, results: dict, log_scalar) -> None:
             writer.writerow(EVAL_CSV_HEADER)
         for spec, r in results.items():
             writer.writerow([steps, spec, *eval_figures(r), r["unfinished"]])
-    print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {shown(mean_of(r['mean_score_ci95']), '.1f')}" if is_solo(r)
+    print(f"\n[{steps} steps] " + ", ".join(f"{s}: mean score {mean_text(r['mean_score_ci95'], '.1f')}" if is_solo(r)
                                              else f"vs {s}: {r['win_rate']:.3f}" for s, r in results.items()), flush=True)
 
 

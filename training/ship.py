@@ -57,7 +57,7 @@ from snack_envs.training.arena import match, solo
 from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
 from snack_envs.training.curves import export_curve
 from snack_envs.training.evaluate import Z95
-from snack_envs.training.outcomes import mean_of, shown
+from snack_envs.training.outcomes import mean_of, mean_text
 
 DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
 GAMES, SOLO_GAMES, SEED = 2000, 1000, 2_000_000
@@ -117,7 +117,7 @@ def measure_count(path: Path, n: int, games: int = GAMES, solo_games: int = SOLO
     def played(key: str, result: dict) -> None:
         rows[key] = result
         if "mean_score_ci95" in result:
-            log(f"  {players} {key:26s} {result['games']:5d} games  mean score {shown(mean_of(result['mean_score_ci95']), '.2f')}"
+            log(f"  {players} {key:26s} {result['games']:5d} games  mean score {mean_text(result['mean_score_ci95'], '.2f')}"
                 f"  ({result['games_per_s']} games/s)")
         else:
             low, high = result["win_rate_ci95"]
@@ -265,7 +265,7 @@ def _match_row(label: str, m: dict) -> str:
     places = " / ".join(_share(p, m["finished"]) for p in m["places"])
     unfinished = f" ({m['unfinished']} unfinished)" if m["unfinished"] else ""
     return (f"{label} | {m['games']:,}{unfinished} | {m['win_rate']:.3f} [{low:.3f}, {high:.3f}] | {places} | "
-            f"{shown(mean_of(m['hero_mean_score_ci95']), '.1f')} ({shown(mean_of(m['villain_mean_score_ci95']), '.1f')})")
+            f"{mean_text(m['hero_mean_score_ci95'], '.1f')} ({mean_text(m['villain_mean_score_ci95'], '.1f')})")
 
 
 def _verdict_text(result: dict) -> str:

@@ -26,7 +26,7 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command, nonempty_path
 from snack_envs.training.config import load_config, load_run_config, recipe_name
-from snack_envs.training.outcomes import is_solo, mean_of, shown
+from snack_envs.training.outcomes import is_solo, mean_text
 from snack_envs.training.run import default_run_dir
 
 
@@ -71,12 +71,12 @@ def main(argv=None) -> None:
           f"{'mean score (agent vs opp)':>27s}")
     for spec, r in result["evaluation"].items():
         if is_solo(r):  # Snack Time's solo mode: no opponent, no win rate
-            mean, lo, hi = r["mean_score_ci95"] or (None, None, None)
+            _, lo, hi = r["mean_score_ci95"] or (None, None, None)
             interval = "" if lo is None else f" [{lo:.2f}, {hi:.2f}]"
             print(f"{spec:12s} {r['games']:6d} {r['unfinished']:10d} {'-':>9s}  {'':16s} {'':>14s}"
-                  f" {shown(mean, '.2f'):>12s}{interval}")
+                  f" {mean_text(r['mean_score_ci95'], '.2f'):>12s}{interval}")
             continue
         lo, hi = r["win_rate_ci95"]
         print(f"{spec:12s} {r['games']:6d} {r.get('unfinished', 0):10d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] "
               f"{r['wins']:>5d}/{r['ties']}/{r['losses']:<5d}"
-              f" {shown(mean_of(r['hero_mean_score_ci95']), '.2f'):>12s} vs {shown(mean_of(r['villain_mean_score_ci95']), '.2f')}")
+              f" {mean_text(r['hero_mean_score_ci95'], '.2f'):>12s} vs {mean_text(r['villain_mean_score_ci95'], '.2f')}")
