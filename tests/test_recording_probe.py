@@ -21,6 +21,14 @@ def solid(colour, size=(6, 8)) -> np.ndarray:
     return frame
 
 
+def needs_ffmpeg():
+    """imageio.v2, for the MP4 tests, which skip where the render extra is not installed."""
+    pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
+    import imageio.v2 as imageio
+
+    return imageio
+
+
 def read_gif(path):
     with Image.open(path) as gif:
         out = []
@@ -57,8 +65,7 @@ def test_no_frames_are_refused(save, tmp_path):
 def test_an_mp4_holds_the_last_frame_hold_last_times_fps_and_pads_odd_sizes(tmp_path):
     """fps=2, hold_last=1.5: 3 extra copies of the last frame; hold_last=0 or below: none. An odd 5x7 frame is
     padded to 6x8, RGBA frames lose their alpha."""
-    pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
-    import imageio.v2 as imageio
+    imageio = needs_ffmpeg()
 
     frames = [np.concatenate([solid(c, size=(5, 7)), np.full((5, 7, 1), 7, np.uint8)], axis=2) for c in COLOURS[:3]]
     for hold_last, extra in ((1.5, 3), (0, 0), (-2, 0)):
@@ -113,8 +120,7 @@ def test_the_defaults_are_two_frames_a_second_and_the_last_held_two_seconds_more
     frames = [solid(c) for c in COLOURS[:3]]
     read, _ = read_gif(save_gif(frames, tmp_path / "d.gif"))
     assert [d for d, _ in read] == [500, 500, 2500]
-    pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
-    import imageio.v2 as imageio
+    imageio = needs_ffmpeg()
 
     with imageio.get_reader(save_mp4(frames, tmp_path / "d.mp4"), format="FFMPEG") as reader:
         assert reader.get_meta_data()["fps"] == 2 and len([f for f in reader]) == 3 + 4
@@ -129,7 +135,7 @@ def test_save_mp4_refuses_frames_of_different_sizes(tmp_path):
 @pytest.mark.parametrize("save", [save_gif, save_mp4], ids=["gif", "mp4"])
 def test_a_replay_path_may_be_a_string_in_new_folders_and_comes_back_as_a_path(save, tmp_path):
     if save is save_mp4:
-        pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
+        needs_ffmpeg()
     target = str(tmp_path / "new" / "folders" / f"s.{save.__name__[-3:]}")  # made, parents too
     path = save([solid(c) for c in COLOURS[:2]], target)
     assert str(path) == target and path.is_file() and path.stat().st_size > 0
@@ -138,8 +144,7 @@ def test_a_replay_path_may_be_a_string_in_new_folders_and_comes_back_as_a_path(s
 def test_an_mp4_pads_only_the_odd_side_and_takes_a_single_frame(tmp_path):
     """A 6x7 frame (even height, odd width) becomes 6x8: one copied column, no extra row; a one-frame replay
     is that frame and its held copies (hold_last=1 at 2 fps: 2)."""
-    pytest.importorskip("imageio_ffmpeg", reason='MP4 needs the render extra: pip install -e ".[render]"')
-    import imageio.v2 as imageio
+    imageio = needs_ffmpeg()
 
     path = save_mp4([solid(c, size=(6, 7)) for c in COLOURS[:2]], tmp_path / "p.mp4", hold_last=0)
     with imageio.get_reader(path, format="FFMPEG") as reader:
