@@ -34,6 +34,8 @@ to act saw its legal actions again, and the env refused its own snapshot of that
 
 from __future__ import annotations
 
+import copy
+import pickle
 import re
 import warnings
 
@@ -453,19 +455,79 @@ def test_the_public_env_warns_of_a_step_after_the_episode_ended(name, monkeypatc
     assert any("step() called after all agents are terminated or truncated" in m for m in EnvLogger.mqueue)
 
 
-@pytest.mark.parametrize("name", TURN_BASED)
-def test_the_public_env_refuses_its_episode_attributes_until_its_own_reset(name):
-    """As PettingZoo's OrderEnforcingWrapper: also when the env inside already holds an episode (a snapshot
-    loaded into `env.unwrapped`), the episode is the public env's only once it has been reset."""
-    source = env_module(name).raw_env()
-    source.reset(seed=0)
+EPISODE_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos")
+
+
+def _snapshot_a_few_moves_in(name: str, seed: int = 0) -> dict:
+    """A snapshot of a public AEC env after two rounds of random legal moves (whole ticks in Speed Snacks)."""
     env = env_module(name).env()
-    env.unwrapped.load_state_dict(source.state_dict())
-    for attribute in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(2 * len(env.possible_agents)):
+        env.step(random_legal(env.last()[0]["action_mask"], rng))
+    return env.unwrapped.state_dict()
+
+
+def _play_on(env, moves: int, seed: int) -> list:
+    """What a loop over `agent_iter` sees for `moves` steps of random legal actions (None once done)."""
+    seen, rng = [], np.random.default_rng(seed)
+    for agent in env.agent_iter(moves):
+        obs, reward, term, trunc, info = env.last()
+        seen.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+        env.step(None if term or trunc else random_legal(obs["action_mask"], rng))
+    return seen
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_the_public_env_refuses_its_episode_attributes_until_reset_or_a_snapshot_load(name):
+    env = env_module(name).env()
+    for attribute in EPISODE_ATTRIBUTES:
         with pytest.raises(AttributeError, match=f"{attribute} cannot be accessed before reset"):
             getattr(env, attribute)
-    env.reset(seed=0)
-    assert env.agents == env.possible_agents and env.agent_selection in env.agents
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_a_snapshot_loaded_into_a_public_env_never_reset_starts_play_from_it(name):
+    """Loading a snapshot into `env.unwrapped` is a start, as reset() is: the public env (and a deep copy or
+    pickle of it, loaded in turn) plays on from the snapshot as an env reset and loaded does."""
+    snapshot = _snapshot_a_few_moves_in(name)
+    reset_first = env_module(name).env()
+    reset_first.reset(seed=1)
+    reset_first.unwrapped.load_state_dict(snapshot)
+    expected = _play_on(reset_first, 12, seed=2)
+    fresh = env_module(name).env()
+    for env in (fresh, copy.deepcopy(fresh), pickle.loads(pickle.dumps(fresh))):
+        env.unwrapped.load_state_dict(snapshot)
+        assert env.agents == reset_first.possible_agents and env.agent_selection == snapshot_selection(snapshot)
+        assert _play_on(env, 12, seed=2) == expected
+    untouched = env_module(name).env()
+    copy.deepcopy(untouched).unwrapped.load_state_dict(snapshot)  # a copy's load starts the copy only
+    with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+        _ = untouched.agents
+
+
+def snapshot_selection(snapshot: dict) -> str:
+    """The agent to act first after loading `snapshot`: its agent_selection, or in a parallel snapshot (a new
+    tick) the first agent."""
+    return snapshot.get("agent_selection", snapshot["agents"][0])
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+def test_a_snapshot_of_an_episode_under_way_past_the_envs_max_steps_is_refused(name):
+    """An episode under way at step k is one that an env with max_steps <= k would have truncated already."""
+    snapshot = _snapshot_a_few_moves_in(name)
+    steps = snapshot["num_steps"]
+    assert steps > 0 and snapshot["agents"]
+    for max_steps in (steps, 1):
+        env = env_module(name).raw_env(max_steps=max_steps)
+        env.reset(seed=3)
+        before = env.state_dict()
+        with pytest.raises(ConfigError, match=rf"num_steps = {steps} in an episode under way, .* max_steps = {max_steps}$"):
+            env.load_state_dict(snapshot)
+        assert env.state_dict() == before
+    env = env_module(name).raw_env(max_steps=steps + 1)
+    env.load_state_dict(snapshot)
+    assert env.state_dict() == snapshot
 
 
 @pytest.mark.parametrize("name", snack_envs.ENV_NAMES)

@@ -23,7 +23,8 @@ Rewards are 0 on every other step, and 0 for all on truncation.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -121,6 +122,15 @@ class SnackEnvBase:
         self.game: Game | None = None
         self.seat_agents: list[str] = list(self.possible_agents)
         self.agent_seats: dict[str, int] = {a: i for i, a in enumerate(self.possible_agents)}
+        self._load_listeners: list[weakref.WeakMethod] = []  # wrappers to bring up to date after a snapshot load
+
+    def on_snapshot_load(self, listener: Callable[[], None]) -> None:
+        """Call the bound method `listener` after each `load_state_dict` (held weakly)."""
+        self._load_listeners.append(weakref.WeakMethod(listener))
+
+    def __getstate__(self) -> dict:
+        # A copy has no wrappers yet: each copied wrapper registers again (its __setstate__).
+        return dict(self.__dict__, _load_listeners=[])
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -243,6 +253,16 @@ class SnackEnvBase:
         self.num_steps = num_steps
         self.agents = list(agents)
         self._load_episode_state(episode)
+        for ref in self._load_listeners:
+            listener = ref()
+            if listener is not None:
+                listener()
+
+    def _check_under_way(self, num_steps: int) -> None:
+        """A snapshot of an episode under way is short of max_steps, where this env would have truncated it."""
+        if num_steps >= self.max_steps:
+            raise ConfigError(f"snapshot num_steps = {num_steps} in an episode under way, but this env "
+                              f"truncates every episode at max_steps = {self.max_steps}")
 
     def _check_episode_state(self, data: dict[str, Any], game: Game, seat_agents: list[str],
                              agents: list[str]) -> dict[str, Any]:
@@ -410,6 +430,7 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
             raise ConfigError(f"snapshot agents = [] in a game under way at step {data['num_steps']} of "
                               f"{self.max_steps}: an episode every agent has left ended, by the rules or at max_steps")
         if not game.game_over and not ended and agents:
+            self._check_under_way(data["num_steps"])
             if present != set(self.possible_agents):
                 raise ConfigError(f"snapshot agents = {agents} in a game under way: every agent takes part")
             to_act = seat_agents[game.current_player]
@@ -462,7 +483,8 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
     refused, an out-of-range action fails an assertion, and an illegal move
     ends the episode with PettingZoo's warning, -1 for the mover and 0 for
     everyone else, every agent both terminated and truncated (as PettingZoo
-    sets them), infos unchanged. One layer instead of three, with the hot
+    sets them), infos unchanged. A snapshot loaded into the env inside
+    (`env.unwrapped.load_state_dict`) starts play as reset() does. One layer instead of three, with the hot
     attributes forwarded directly, because the three-layer chain spends most
     of a step forwarding attribute lookups through `__getattr__`.
     """
@@ -471,6 +493,15 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = self._inner = env
         self._illegal_reward = float(illegal_reward)
+        env.on_snapshot_load(self._start_from_snapshot)
+
+    def __setstate__(self, state: dict) -> None:  # copy.deepcopy, pickle: follow the copied env's snapshots
+        self.__dict__.update(state)
+        self._raw.on_snapshot_load(self._start_from_snapshot)
+
+    def _start_from_snapshot(self) -> None:
+        """A snapshot loaded into the env starts play from it, as reset() would (as Speed Snacks' view does)."""
+        self._has_reset = self._has_updated = True
 
     def observation_space(self, agent):
         return self._raw.observation_spaces[agent]

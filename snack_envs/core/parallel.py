@@ -21,8 +21,7 @@ Rewards are 0 on every other step; truncation gives no end-of-game reward.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -51,15 +50,6 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self.agents: list[str] = []
         self.halted = False  # ended without the game ending (truncation, illegal move): masks are zero
         self._no_mask = np.zeros(self.num_actions, np.int8)
-        self._load_listeners: list[weakref.WeakMethod] = []  # AEC views to bring up to date (ParallelAECView)
-
-    def on_snapshot_load(self, listener: Callable[[], None]) -> None:
-        """Call the bound method `listener` after each `load_state_dict` (held weakly)."""
-        self._load_listeners.append(weakref.WeakMethod(listener))
-
-    def __getstate__(self) -> dict:
-        # A copy has no views yet: each copied view registers again (ParallelAECView.__setstate__).
-        return dict(self.__dict__, _load_listeners=[])
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(self._check_reset(seed, options))
@@ -144,14 +134,12 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         if ended and agents or not ended and set(agents) != set(self.possible_agents):
             raise ConfigError(f"snapshot agents = {agents} with game_over = {game.game_over}, halted = {halted}: "
                               "every agent takes part until the episode ends, none after")
+        if not ended:
+            self._check_under_way(data["num_steps"])
         return {"halted": halted}
 
     def _load_episode_state(self, episode: dict[str, Any]) -> None:
         self.halted = episode["halted"]
-        for ref in self._load_listeners:
-            listener = ref()
-            if listener is not None:
-                listener()
 
 
 class StandardParallelWrapper(BaseParallelWrapper):
@@ -265,7 +253,7 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         view.infos = raw._final_infos() if over else {a: {} for a in raw.possible_agents}
         view.rewards = dict.fromkeys(raw.possible_agents, 0.0)
         view._cumulative_rewards = dict.fromkeys(raw.possible_agents, 0.0)
-        self._has_reset = True
+        self._has_reset = self._has_updated = True
 
     # What OrderEnforcingWrapper refuses before reset.
     _order_checked = frozenset(
