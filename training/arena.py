@@ -40,6 +40,7 @@ import numpy as np
 
 from snack_envs.agents import make_policy
 from snack_envs.core.batched import BatchedEnv
+from snack_envs.core.game import ConfigError
 from snack_envs.training.outcomes import match_result, mean_interval
 
 NATIVE = ("random", "heuristic")
@@ -48,8 +49,14 @@ DEFAULT_ENVS = 256
 
 def resolve(spec: Any, env_name: str, num_players: int, seed: int, **options: Any) -> Any:
     """A spec ("random", "heuristic", a checkpoint path, "lookahead", ...) as what `match` plays: the names
-    of the native bots stay names; anything else becomes a policy (a policy object stays as it is)."""
+    of the native bots stay names; anything else becomes a policy (a policy object stays as it is, once its
+    own `env_name` and `num_players`, where it has them, are checked against the match's)."""
     if not isinstance(spec, (str, Path)):
+        for attribute, wanted in (("env_name", env_name), ("num_players", num_players)):
+            made_for = getattr(spec, attribute, None)
+            if made_for is not None and made_for != wanted:
+                raise ConfigError(f"policy {getattr(spec, 'name', spec)!r} was made for {attribute}={made_for!r}, "
+                                  f"not {attribute}={wanted!r}")
         return spec
     if str(spec) in NATIVE:
         return str(spec)

@@ -294,6 +294,23 @@ def test_the_native_bots_stay_names_and_a_policy_object_stays_itself():
     assert resolve("lookahead", "snack_wars_v0", 3, 0).name == "lookahead"  # anything else: a policy
 
 
+def test_a_policy_object_made_for_another_count_or_game_is_refused_before_any_game():
+    """The observations of every player count are the same size, so a bot built for 2 players would play a
+    3-player match without a complaint, from a wrong reading of the table."""
+    from snack_envs.agents import make_policy
+    from snack_envs.core.game import ConfigError
+
+    two_player = make_policy("heuristic", "snack_wars_v0", 2)
+    with pytest.raises(ConfigError, match=r"policy 'heuristic' was made for num_players=2, not num_players=3$"):
+        match("snack_wars_v0", 3, two_player, "random", games=2)
+    with pytest.raises(ConfigError, match=r"made for num_players=2, not num_players=3$"):
+        match("snack_wars_v0", 3, "random", ["heuristic", two_player], games=2)
+    wars = make_policy("lookahead", "snack_wars_v0", 3)
+    with pytest.raises(ConfigError, match=r"made for env_name='snack_wars_v0', not env_name='snack_rabbits_v0'$"):
+        match("snack_rabbits_v0", 3, wars, "random", games=2)
+    assert match("snack_wars_v0", 2, two_player, "random", games=2)["games"] == 2  # its own count plays
+
+
 @pytest.mark.parametrize("checkpoint, refusal", [
     ("snack_time_v0", r"supports num_players in \[2, 3, 4\] only .*, not num_players=1$"),
     ("snack_wars_v0", r"checkpoint was trained on snack_wars_v0, not snack_time_v0$"),
