@@ -68,7 +68,11 @@ def outcomes(env: str, n: int, player, games: int, options: dict) -> tuple[np.nd
 
 
 def interval(x: np.ndarray, digits: int) -> str:
-    mean, low, high = mean_interval(x[~np.isnan(x)])
+    """The mean of the finished games' outcomes with its 95% interval, or "-" where none finished."""
+    finished = mean_interval(x[~np.isnan(x)])
+    if finished is None:
+        return "-"
+    mean, low, high = finished
     return f"{mean:6.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 

@@ -50,3 +50,18 @@ def test_search_headroom_pairs_every_player_on_the_same_games(env, budget, zero,
 def test_training_speed_prints_each_path():
     out = run_benchmark("training_speed.py", "--timesteps", "2048")
     assert all(path in out for path in ("dummy, 8 envs", "batched, 64 envs", "free VecEnv"))
+
+
+def test_search_headroom_shows_a_dash_for_a_player_with_no_finished_game():
+    """Unfinished games are nan and left out; with none finished there is no mean to print (it stopped on
+    unpacking None)."""
+    import importlib.util
+
+    import numpy as np
+
+    pytest.importorskip("numba")
+    spec = importlib.util.spec_from_file_location("search_headroom", ROOT / "benchmarks" / "search_headroom.py")
+    headroom = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(headroom)
+    assert headroom.interval(np.array([np.nan, np.nan]), 2) == "-"
+    assert headroom.interval(np.array([1.0, np.nan, 3.0]), 2) == "  2.00 [0.04, 3.96]"  # 2 -+ 1.96 * sqrt(2) / sqrt(2)
