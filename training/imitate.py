@@ -347,14 +347,15 @@ def kickstart(model, config: dict, make_env: Callable, folder: Path | None = Non
         print(f"imitation: taking up {folder}: {', '.join(phases[:done + 1])} fitted already", flush=True)
 
     def play(phase: str, games: int, seed: int, student=None) -> dict[str, np.ndarray]:
-        """The phase's samples, its games shared among the player counts."""
+        """The phase's samples, its games shared among the player counts (fewer games than counts: the first
+        counts play one each)."""
         by_count = []
         for i, n in enumerate(counts):
             def play_parts(parts: list[tuple[int, int]], n: int = n) -> Iterator[dict]:
                 return collect_parts(make_env, n, config, parts, student, workers)
 
-            by_count.append(progress.samples(f"{phase}-{n}p", len(range(i, games, len(counts))),
-                                             seed + 7_000_000 * (i + 1), play_parts))
+            if share := len(range(i, games, len(counts))):
+                by_count.append(progress.samples(f"{phase}-{n}p", share, seed + 7_000_000 * (i + 1), play_parts))
         return concatenate(by_count)
 
     teacher = settings.get("teacher", "heuristic")
