@@ -398,10 +398,12 @@ class RLModulePolicy(LogitsPolicy):
 
 
 def module_path(checkpoint: str | Path, module_id: str = LEARNER) -> Path:
-    """Where an Algorithm checkpoint keeps one module (a module checkpoint is returned as it is)."""
+    """Where an Algorithm checkpoint (a folder with `learner_group/`) keeps one module, whether or not it is
+    there; a module checkpoint is returned as it is."""
     path = Path(checkpoint)
-    inner = path / "learner_group" / "learner" / "rl_module" / module_id
-    return inner if inner.is_dir() else path
+    if not (path / "learner_group").is_dir():
+        return path
+    return path / "learner_group" / "learner" / "rl_module" / module_id
 
 
 def load_policy(
