@@ -484,9 +484,10 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
     ends the episode with PettingZoo's warning, -1 for the mover and 0 for
     everyone else, every agent both terminated and truncated (as PettingZoo
     sets them), infos unchanged. A snapshot loaded into the env inside
-    (`env.unwrapped.load_state_dict`) starts play as reset() does. One layer instead of three, with the hot
-    attributes forwarded directly, because the three-layer chain spends most
-    of a step forwarding attribute lookups through `__getattr__`.
+    (`env.unwrapped.load_state_dict`) starts play as reset() does. One layer
+    instead of three, with the hot attributes forwarded directly, because the
+    three-layer chain spends most of a step forwarding attribute lookups
+    through `__getattr__`.
     """
 
     def __init__(self, env: TurnBasedEnv, illegal_reward: float = -1.0):
