@@ -44,7 +44,7 @@ from snack_envs.agents import Policy, make_policy
 from snack_envs.core.rollout import Watcher, play
 from snack_envs.training.cli import ArgumentParser, command, env_name, nonnegative_int, positive_int
 from snack_envs.training.arena import solo
-from snack_envs.training.outcomes import Z95, match_result, mean_interval, mean_of, mean_text, wilson_interval  # noqa: F401 (re-exported)
+from snack_envs.training.outcomes import Z95, bounds_text, match_result, mean_interval, mean_of, mean_text, wilson_interval  # noqa: F401 (re-exported)
 from snack_envs.training.ratings import display_names, fit_ratings
 from snack_envs.training.replay import Replay, check_path
 
@@ -254,9 +254,9 @@ def format_solo_table(results: dict) -> str:
         return (mean is None, -(mean or 0.0))
 
     for spec, r in sorted(agents.items(), key=best_first):
-        _, lo, hi = r["mean_score_ci95"] or (None, None, None)
-        interval = "-" if lo is None else f"[{lo:.2f}, {hi:.2f}]"
-        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {mean_text(r['mean_score_ci95'], '.2f'):>10s} {interval:>16s}  "
+        mean = r["mean_score_ci95"]
+        lines.append(f"{label[spec]:{width}s} {r['games']:6d} {r['unfinished']:10d} {mean_text(mean, '.2f'):>10s} "
+                     f"{bounds_text(mean, '.2f'):>16s}  "
                      + " | ".join(f"{r['ranks'][k]:>{len(k)}d}" for k in ranks))
     return "\n".join(lines)
 

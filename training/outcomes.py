@@ -45,6 +45,12 @@ def mean_text(interval: list[float] | None, spec: str, missing: str = "-") -> st
     return missing if interval is None else format(interval[0], spec)
 
 
+def bounds_text(interval: list[float] | None, spec: str, missing: str = "-") -> str:
+    """The 95% interval of a `mean_interval` as "[low, high]", each bound formatted by `spec`, or `missing`
+    where there is none (no finished game)."""
+    return missing if interval is None else f"[{format(interval[1], spec)}, {format(interval[2], spec)}]"
+
+
 def match_result(hero: str, villain: str, num_players: int, outcomes: list[dict]) -> dict:
     """The figures of a match from its games, each a dict of `hero_seat`, `finished`, and by seat `scores`
     and `winners` (seats, as `play_game` gives them).

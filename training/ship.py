@@ -57,7 +57,7 @@ from snack_envs.training.arena import match, solo
 from snack_envs.training.cli import ArgumentParser, command, nonnegative_int, positive_int
 from snack_envs.training.curves import export_curve
 from snack_envs.training.evaluate import Z95
-from snack_envs.training.outcomes import mean_of, mean_text
+from snack_envs.training.outcomes import bounds_text, mean_of, mean_text
 
 DEFAULT_OUT = Path("checkpoints")  # relative: the current folder's, wherever the package is installed
 GAMES, SOLO_GAMES, SEED = 2000, 1000, 2_000_000
@@ -325,8 +325,8 @@ def checkpoint_section(name: str, meta: dict, env_link: str | None = None) -> st
                   "|---|---|---|" + "---|" * len(ranks) + "---|"]
         for i, key in enumerate(k for k in SOLOS if k in result):
             s = result[key]
-            mean, low, high = s["mean_score_ci95"] or (None, None, None)
-            figure = "-" if mean is None else f"{mean:.1f} [{low:.1f}, {high:.1f}]"
+            mean = s["mean_score_ci95"]
+            figure = "-" if mean is None else f"{mean_text(mean, '.1f')} {bounds_text(mean, '.1f')}"
             label = ("agent" if key.startswith("solo") else "heuristic") + (", Rat Snacks" if "rat" in key else "")
             shares = " | ".join(_share(s["ranks"][r], s["games"] - s["unfinished"]) for r in ranks)
             lines.append(f"| {label} | {s['games']:,} | {figure} | {shares} | "

@@ -26,7 +26,7 @@ if __name__ == "__main__":  # python -m: enter as the console script does, befor
 from snack_envs.training.backends import rllib, sb3
 from snack_envs.training.cli import ArgumentParser, command, nonempty_path
 from snack_envs.training.config import load_config, load_run_config, recipe_name
-from snack_envs.training.outcomes import is_solo, mean_text
+from snack_envs.training.outcomes import bounds_text, is_solo, mean_text
 from snack_envs.training.run import default_run_dir
 
 
@@ -71,10 +71,9 @@ def main(argv=None) -> None:
           f"{'mean score (agent vs opp)':>27s}")
     for spec, r in result["evaluation"].items():
         if is_solo(r):  # Snack Time's solo mode: no opponent, no win rate
-            _, lo, hi = r["mean_score_ci95"] or (None, None, None)
-            interval = "" if lo is None else f" [{lo:.2f}, {hi:.2f}]"
-            print(f"{spec:12s} {r['games']:6d} {r['unfinished']:10d} {'-':>9s}  {'':16s} {'':>14s}"
-                  f" {mean_text(r['mean_score_ci95'], '.2f'):>12s}{interval}")
+            mean = r["mean_score_ci95"]
+            figure = f"{'-':>12s}" if mean is None else f"{mean_text(mean, '.2f'):>12s} {bounds_text(mean, '.2f')}"
+            print(f"{spec:12s} {r['games']:6d} {r['unfinished']:10d} {'-':>9s}  {'':16s} {'':>14s} {figure}")
             continue
         lo, hi = r["win_rate_ci95"]
         print(f"{spec:12s} {r['games']:6d} {r.get('unfinished', 0):10d} {r['win_rate']:9.3f}  [{lo:.3f}, {hi:.3f}] "
