@@ -455,9 +455,23 @@ def check_viewer(viewer: str | None, agents: list[str]) -> None:
 class DirectForwarding:
     """For wrappers over an AEC env (set as `self._inner`): the attributes every loop reads,
     forwarded in one hop and refused before reset as OrderEnforcingWrapper does. PettingZoo's
-    wrappers reach them through a `__getattr__` per layer, a large share of a cheap step."""
+    wrappers reach them through a `__getattr__` per layer, a large share of a cheap step.
+
+    Also: a snapshot loaded into the raw env beneath (`self._raw`) starts play in the wrapper, through
+    its `_start_from_snapshot`, once `_follow_snapshots()` is called, and in each copy of it."""
 
     _inner: AECEnv
+    _raw: SnackEnvBase
+
+    def _follow_snapshots(self) -> None:
+        self._raw.on_snapshot_load(self._start_from_snapshot)
+
+    def __setstate__(self, state: dict) -> None:  # copy.deepcopy, pickle: follow the copied env's snapshots
+        self.__dict__.update(state)
+        self._follow_snapshots()
+
+    def _start_from_snapshot(self) -> None:
+        raise NotImplementedError
 
     def _ready(self, name: str):
         if not self._has_reset:
@@ -494,11 +508,7 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = self._inner = env
         self._illegal_reward = float(illegal_reward)
-        env.on_snapshot_load(self._start_from_snapshot)
-
-    def __setstate__(self, state: dict) -> None:  # copy.deepcopy, pickle: follow the copied env's snapshots
-        self.__dict__.update(state)
-        self._raw.on_snapshot_load(self._start_from_snapshot)
+        self._follow_snapshots()
 
     def _start_from_snapshot(self) -> None:
         """A snapshot loaded into the env starts play from it, as reset() would (as Speed Snacks' view does)."""

@@ -211,11 +211,7 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         # IllegalActionError as the turn-based raw envs do; over the public env (`env()`), PettingZoo's order
         # checks answer, and StandardParallelWrapper ends the episode at the end of a tick with an illegal action.
         self._raw_order_errors = isinstance(par_env, SimultaneousEnv)
-        self._raw.on_snapshot_load(self._start_tick_from_state)
-
-    def __setstate__(self, state: dict) -> None:  # copy.deepcopy, pickle: follow the copied env's snapshots
-        self.__dict__.update(state)
-        self._raw.on_snapshot_load(self._start_tick_from_state)
+        self._follow_snapshots()
 
     def step(self, action) -> None:
         view = self._inner
@@ -236,7 +232,7 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
                 raw.game.check_action(action, raw.agent_seats[agent])
         super().step(action)
 
-    def _start_tick_from_state(self) -> None:
+    def _start_from_snapshot(self) -> None:
         """After the parallel env loads a snapshot: the view starts a tick there, its observations, agents
         and flags read from the env (an action queued for the tick that was interrupted is dropped)."""
         raw, view = self._raw, self._view
