@@ -432,26 +432,38 @@ def test_a_truncated_game_scores_nothing_and_everyone_wins():
     assert done["finished"] and len(done["scores"]) == 2
 
 
+class FakeBar:
+    """Stands in for a tqdm progress bar: its total, description, count and whether it was closed."""
+
+    def __init__(self, total, desc):
+        self.total, self.desc, self.done, self.closed = total, desc, 0, False
+
+    def update(self, k=1):
+        self.done += k
+
+    def close(self):
+        self.closed = True
+
+
+def fake_progress_bars(monkeypatch) -> list[FakeBar]:
+    """Every progress bar snack-eval makes from now on, in a list, as `FakeBar`s (tqdm, as it imports it)."""
+    bars = []
+
+    def tqdm(total, desc):
+        bars.append(FakeBar(total, desc))
+        return bars[-1]
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=tqdm))
+    return bars
+
+
 @pytest.mark.parametrize("num_players, pairings, given", [(2, 3, "abc"), (3, 6, "abc"), (2, 3, "aabc")])
 def test_snack_eval_counts_its_pairings_and_replays_the_first_two_agents(num_players, pairings, given, monkeypatch,
                                                                           tmp_path, capsys):
     """The progress bar's total is the number of pairings (3 agents: 3 pairs with 2 players, 6 ordered pairs
     with more) and it ends full; --replay records the first two distinct agents alternating over the seats
     (`--agents a a b c` once replayed a against itself)."""
-    bars, replays = [], []
-
-    class Bar:
-        def __init__(self, total, desc):
-            self.total, self.desc, self.done, self.closed = total, desc, 0, False
-            bars.append(self)
-
-        def update(self, k=1):
-            self.done += k
-
-        def close(self):
-            self.closed = True
-
-    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=Bar))
+    bars, replays = fake_progress_bars(monkeypatch), []
     monkeypatch.setattr(evaluate, "make_policy", lambda spec, env, n, seed=0: Named(spec))
     monkeypatch.setattr(evaluate, "record_game", lambda env, lineup, seed, path, **kw:
                         replays.append(([p.name for p in lineup], seed, kw)) or path)
@@ -481,24 +493,12 @@ def test_a_text_replay_names_the_seats_and_ends_with_the_games_result(tmp_path):
 def test_snack_eval_alone_plays_each_agent_on_the_same_deals_and_counts_agents(monkeypatch, tmp_path, capsys):
     """With one player each agent plays arena.solo over --games deals from --seed; the progress bar counts
     agents and ends full; the files are the solo ones (no heatmap)."""
-    bars, calls = [], []
-
-    class Bar:
-        def __init__(self, total, desc):
-            self.total, self.desc, self.done = total, desc, 0
-            bars.append(self)
-
-        def update(self, k=1):
-            self.done += k
-
-        def close(self):
-            pass
+    bars, calls = fake_progress_bars(monkeypatch), []
 
     def fake_solo(env, agent, games, seed):
         calls.append((env, agent.name, games, seed))
         return {"games": games, "unfinished": 0, "mean_score_ci95": [1.0, 0.5, 1.5], "ranks": {"low": games}}
 
-    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=Bar))
     monkeypatch.setattr(evaluate, "make_policy", lambda spec, env, n, seed=0: Named(spec))
     monkeypatch.setattr(evaluate, "solo", fake_solo)
     evaluate.main(["--env", "snack_time_v0", "--num-players", "1", "--agents", "a", "b", "--games", "3", "--seed", "4",
