@@ -164,6 +164,10 @@ GAME_CASES = {
         ("a card lost", _call(S + "deck", "pop"), r"impossible: cards by kind"),
         ("a turn in a simultaneous game", set_at(S + "current_player", 0), r"current_player = 0 in a simultaneous game"),
         ("halted not a bool", set_at("halted", "no"), r"halted = 'no' must be true or false"),
+        ("illegal mover not an agent", set_at("illegal_move_by", ["player_9"]),
+         r"illegal_move_by = \['player_9'\] must be a list of distinct agents"),
+        ("illegal move in a game going on", set_at("illegal_move_by", ["player_0"]),
+         r"illegal_move_by = \['player_0'\] with game_over = False, halted = False: an illegal move halts"),
     ],
 }
 SNAPSHOT_CASES = [

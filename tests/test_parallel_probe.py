@@ -11,7 +11,8 @@ where no other test noticed the behaviour breaking:
 - a parallel env has no agents before reset(); reset() after a truncated episode gives live masks again;
 - `end_for_illegal_actions` and the wrapper's `illegal_reward`;
 - the AEC view over the parallel env, after a snapshot is loaded: no reward left over from before; a view
-  never reset starts its episode there; an ended snapshot shows its terminations or truncations and infos.
+  never reset starts its episode there; an ended snapshot shows its terminations or truncations and infos
+  (an illegal-action end as a termination naming the offenders, also from a snapshot).
 """
 
 from __future__ import annotations
@@ -242,7 +243,8 @@ def test_a_parallel_env_without_a_render_mode_steps_without_drawing_or_warning(m
 
 
 def ended_snapshots() -> dict[str, dict]:
-    """Snapshots of a finished game and of one truncated at max_steps=3 (random legal play, seed 1)."""
+    """Snapshots of a finished game, of one truncated at max_steps=3 (random legal play, seed 1), and of one
+    ended by player_1's illegal action on the first tick."""
     out = {}
     for what, kwargs in (("finished", {}), ("truncated", {"max_steps": 3})):
         env = speed_snacks_v1.raw_parallel_env(**kwargs)
@@ -251,16 +253,24 @@ def ended_snapshots() -> dict[str, dict]:
         while env.agents:
             observations, *_ = env.step(random_joint(env, observations, rng))
         out[what] = env.state_dict()
+    env = speed_snacks_v1.parallel_env()
+    observations, _ = env.reset(seed=1)
+    illegal = int(np.flatnonzero(observations["player_1"]["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo's "Illegal move made"
+        env.step({"player_0": WAIT, "player_1": illegal})
+    out["illegal"] = env.unwrapped.state_dict()
     return out
 
 
-@pytest.mark.parametrize("what", ["finished", "truncated"])
+@pytest.mark.parametrize("what", ["finished", "truncated", "illegal"])
 @pytest.mark.parametrize("make", ["env", "raw_env"])
 def test_an_ended_snapshot_loaded_into_an_aec_view_shows_how_it_ended(make, what):
     """A mid-game AEC view loading an ended snapshot: no agents; a finished game is terminated for everyone
-    with the final infos (seat, score, winner), a truncated one truncated with empty infos; no rewards."""
+    with the final infos (seat, score, winner), a truncated one truncated with empty infos, one ended by an
+    illegal action terminated with infos naming the offender, as when it ended; no rewards."""
     snap = ended_snapshots()[what]
-    env = getattr(speed_snacks_v1, make)(**({} if what == "finished" else {"max_steps": 3}))
+    env = getattr(speed_snacks_v1, make)(**({"max_steps": 3} if what == "truncated" else {}))
     env.reset(seed=0)
     env.step(WAIT)
     env.unwrapped.load_state_dict(snap)
@@ -268,13 +278,35 @@ def test_an_ended_snapshot_loaded_into_an_aec_view_shows_how_it_ended(make, what
     finished = what == "finished"
     assert raw.game.game_over == finished and raw.halted == (not finished)
     assert env.agents == []
-    assert env.terminations == dict.fromkeys(raw.possible_agents, finished)
-    assert env.truncations == dict.fromkeys(raw.possible_agents, not finished)
+    assert env.terminations == dict.fromkeys(raw.possible_agents, what != "truncated")
+    assert env.truncations == dict.fromkeys(raw.possible_agents, what == "truncated")
     assert env.rewards == dict.fromkeys(raw.possible_agents, 0.0)
     if finished:
         scores, winners = raw.game.scores(), raw.game.winners()
         assert env.infos == {a: {"score": scores[s], "winner": s in winners, "seat": s}
                              for s, a in enumerate(raw.seat_agents)}
         assert sum(info["winner"] for info in env.infos.values()) == 1
+    elif what == "illegal":
+        assert snap["illegal_move_by"] == ["player_1"]
+        assert env.infos == {a: {"illegal_move_by": ["player_1"]} for a in raw.possible_agents}
     else:
         assert env.infos == {a: {} for a in raw.possible_agents}
+
+
+def test_a_snapshot_from_0_1_without_illegal_move_by_loads_as_no_illegal_move():
+    """Snapshots written by snack-envs 0.1.0 lack `illegal_move_by`: they load, as an episode no illegal
+    action ended, and the key is written again on the next snapshot."""
+    snap = ended_snapshots()["truncated"]
+    del snap["illegal_move_by"]
+    env = speed_snacks_v1.env(max_steps=3)
+    env.unwrapped.load_state_dict(snap)
+    assert env.truncations == dict.fromkeys(env.possible_agents, True)
+    assert env.unwrapped.illegal_move_by == [] and env.unwrapped.state_dict()["illegal_move_by"] == []
+
+
+def test_a_reset_after_an_illegal_end_forgets_the_offenders():
+    snap = ended_snapshots()["illegal"]
+    env = speed_snacks_v1.parallel_env()
+    env.unwrapped.load_state_dict(snap)
+    env.reset(seed=0)
+    assert env.unwrapped.state_dict()["illegal_move_by"] == []

@@ -218,6 +218,8 @@ class SnackEnvBase:
     # The keys of every snapshot, and those `_episode_state` adds.
     SNAPSHOT_KEYS: ClassVar[tuple[str, ...]] = ("env", "game", "seat_agents", "num_steps", "agents")
     EPISODE_KEYS: ClassVar[tuple[str, ...]] = ()
+    # Keys a snapshot written by snack-envs 0.1.0 lacks; `_check_episode_state` gives each its default.
+    KEYS_ADDED_SINCE_0_1: ClassVar[tuple[str, ...]] = ()
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
         """Resume the episode a `state_dict` describes. Everything is checked before anything changes: a
@@ -228,7 +230,8 @@ class SnackEnvBase:
         if data.get("env") != self.env_name:
             raise ConfigError(f"snapshot is for {data.get('env')!r}, not {self.env_name!r}")
         keys = self.SNAPSHOT_KEYS + self.EPISODE_KEYS
-        missing, unknown = [k for k in keys if k not in data], sorted(set(data) - set(keys), key=str)
+        missing = [k for k in keys if k not in data and k not in self.KEYS_ADDED_SINCE_0_1]
+        unknown = sorted(set(data) - set(keys), key=str)
         if missing or unknown:
             problem = f"lacks the key(s) {missing}" if missing else f"has unknown key(s) {unknown}"
             raise ConfigError(f"snapshot {problem}")

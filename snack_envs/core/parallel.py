@@ -49,12 +49,13 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self.metadata = dict(self.metadata, name=self.env_name)
         self.agents: list[str] = []
         self.halted = False  # ended without the game ending (truncation, illegal move): masks are zero
+        self.illegal_move_by: list[str] = []  # who ended the episode with an illegal action, if anyone did
         self._no_mask = np.zeros(self.num_actions, np.int8)
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._new_game(self._check_reset(seed, options))
         self.agents = list(self.possible_agents)
-        self.halted = False
+        self.halted, self.illegal_move_by = False, []
         return {a: self.observe(a) for a in self.agents}, {a: {} for a in self.agents}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -113,7 +114,7 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
     def end_for_illegal_actions(self, offenders: list[str], illegal_reward: float = -1.0):
         """End the episode because `offenders` chose illegal actions: `illegal_reward` to each, 0 to the rest."""
         agents = self.agents
-        self.halted = True
+        self.halted, self.illegal_move_by = True, list(offenders)
         observations = {a: self.observe(a) for a in agents}
         rewards = {a: (illegal_reward if a in offenders else 0.0) for a in agents}
         infos = {a: {"illegal_move_by": list(offenders)} for a in agents}
@@ -122,24 +123,33 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
 
     # --- snapshots (see SnackEnvBase.state_dict) ------------------------------------
     def _episode_state(self) -> dict[str, Any]:
-        return {"halted": self.halted}
+        return {"halted": self.halted, "illegal_move_by": list(self.illegal_move_by)}
 
-    EPISODE_KEYS = ("halted",)
+    EPISODE_KEYS = ("halted", "illegal_move_by")
+    KEYS_ADDED_SINCE_0_1 = ("illegal_move_by",)
 
     def _check_episode_state(self, data, game, seat_agents, agents):
         halted = data["halted"]
         if type(halted) is not bool:
             raise ConfigError(f"snapshot halted = {halted!r} must be true or false")
+        offenders = data.get("illegal_move_by", [])
+        if (type(offenders) is not list or len(set(offenders)) != len(offenders)
+                or not set(offenders) <= set(self.possible_agents)):
+            raise ConfigError(f"snapshot illegal_move_by = {offenders!r} must be a list of distinct agents "
+                              f"of {self.possible_agents}")
+        if offenders and (game.game_over or not halted):
+            raise ConfigError(f"snapshot illegal_move_by = {offenders} with game_over = {game.game_over}, "
+                              f"halted = {halted}: an illegal move halts a game that is not over")
         ended = game.game_over or halted
         if ended and agents or not ended and set(agents) != set(self.possible_agents):
             raise ConfigError(f"snapshot agents = {agents} with game_over = {game.game_over}, halted = {halted}: "
                               "every agent takes part until the episode ends, none after")
         if not ended:
             self._check_under_way(data["num_steps"])
-        return {"halted": halted}
+        return {"halted": halted, "illegal_move_by": list(offenders)}
 
     def _load_episode_state(self, episode: dict[str, Any]) -> None:
-        self.halted = episode["halted"]
+        self.halted, self.illegal_move_by = episode["halted"], episode["illegal_move_by"]
 
 
 class StandardParallelWrapper(BaseParallelWrapper):
@@ -243,10 +253,13 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         view._agent_selector = AgentSelector(agents)
         if agents:
             view.agent_selection = view._agent_selector.reset()
-        over = raw.game.game_over
-        view.terminations = dict.fromkeys(raw.possible_agents, over)
-        view.truncations = dict.fromkeys(raw.possible_agents, raw.halted and not over)
-        view.infos = raw._final_infos() if over else {a: {} for a in raw.possible_agents}
+        over, offenders = raw.game.game_over, raw.illegal_move_by
+        view.terminations = dict.fromkeys(raw.possible_agents, over or bool(offenders))
+        view.truncations = dict.fromkeys(raw.possible_agents, raw.halted and not over and not offenders)
+        if over:
+            view.infos = raw._final_infos()
+        else:
+            view.infos = {a: {"illegal_move_by": list(offenders)} if offenders else {} for a in raw.possible_agents}
         view.rewards = dict.fromkeys(raw.possible_agents, 0.0)
         view._cumulative_rewards = dict.fromkeys(raw.possible_agents, 0.0)
         self._has_reset = self._has_updated = True
