@@ -229,6 +229,25 @@ def test_lookahead_values_snack_time_creatures_by_slots_traits_and_pipes_to_an_e
         + 3 * 0.7 * (7.3 / 5 + 1) * 0.7 ** 2 + creature)
 
 
+def test_lookahead_counts_the_pipes_missing_from_the_nearest_cell_a_network_opens_onto():
+    """Solo, seed 0 (entrances as above): the top left creature's network opens onto cell 1 (3 pipes from
+    entrance 11). A pipe on cell 8 running north-south extends it to cell 16, 4 pipes from entrances 41 and
+    11, found later in the walk: still 3 missing, the nearest cell counts, not the last one seen. A pipe on
+    cell 1 running west-east opens it onto cell 2, 2 from entrance 11."""
+    from snack_envs.lookahead import _entrance_distances, _pipes_missing
+    from snack_envs.snack_time.components import E, N, S, W
+    from snack_envs.snack_time.rules import SnackTime
+
+    game = SnackTime(1, np.random.default_rng(0))
+    distances = _entrance_distances(tuple(game.entrances))
+    assert (distances[1], distances[16], distances[2]) == (3, 4, 2)
+    assert _pipes_missing(game, 0, 0, distances) == 3
+    game.pipes[0][8] = N | S
+    assert _pipes_missing(game, 0, 0, distances) == 3
+    game.pipes[0][1] = W | E
+    assert _pipes_missing(game, 0, 0, distances) == 2
+
+
 def test_lookahead_adds_no_win_bonus_solo_and_refuses_a_seat_with_no_legal_action():
     from snack_envs.lookahead import time_value
     from snack_envs.snack_time.rules import SnackTime
