@@ -433,7 +433,7 @@ def learning_curve(run_dir: Path) -> Path:
     solo_tags = [tag for tag in scalars if tag.startswith("eval/mean_score_")]  # a solo run's mean scores
     for tag in win_tags:
         xs, ys = zip(*scalars[tag])
-        ax1.plot(xs, ys, marker="o", label="vs " + tag.rsplit("_vs_", 1)[1])
+        ax1.plot(xs, ys, marker="o", label="vs " + tag.removeprefix("eval/win_rate_vs_"))
     if win_tags or not solo_tags:
         ax1.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax1.set(ylabel="win rate (ties 1/2)", ylim=(0, 1))
