@@ -36,18 +36,9 @@ import pytest
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import load_config
 from snack_envs.training.recipe import train_recipe
+from tests.training.test_cli_fuzz_cases import ONE_STAGE_RECIPE
 
-TWO_STAGES = """\
-extends: quickstart
-timesteps: 64
-n_envs: 2
-algo: {n_steps: 32, batch_size: 64, n_epochs: 1, net_arch: [16]}
-eval: {every: 64, games: 2, final_games: 2}
-imitation: {games: 0}
-stages:
-  - {}
-  - {timesteps: 128}
-"""
+TWO_STAGES = ONE_STAGE_RECIPE + "  - {timesteps: 128}\n"
 WALL_TIMES = {"stage1": 1.25, "stage2": 1.33, "stage3": 0.5}  # the stand-in's; stages 1 and 2 together 2.58 s, 2.6 rounded
 
 
