@@ -130,6 +130,7 @@ COMMON_CASES = [
     ("negative num_steps", set_at("num_steps", -1), r"num_steps = -1 must be a non-negative int"),
     ("seat agent twice", set_at("seat_agents", ["player_0", "player_0"]), r"seat_agents = .* must list each of"),
     ("unknown agent", set_at("agents.0", "mallory"), r"agents = \['mallory'.* must be a list of distinct agents"),
+    ("agent a list", set_at("agents.0", ["player_0"]), r"agents = \[\['player_0'\].* must be a list of distinct agents"),
     ("missing snapshot key", _delete("agents"), r"lacks the key\(s\) \['agents'\]"),
     ("unknown snapshot key", set_at("cheat", 1), r"has unknown key\(s\) \['cheat'\]"),
 ]
@@ -166,6 +167,8 @@ GAME_CASES = {
         ("halted not a bool", set_at("halted", "no"), r"halted = 'no' must be true or false"),
         ("illegal mover not an agent", set_at("illegal_move_by", ["player_9"]),
          r"illegal_move_by = \['player_9'\] must be a list of distinct agents"),
+        ("illegal mover a list", set_at("illegal_move_by", [["player_0"]]),
+         r"illegal_move_by = \[\['player_0'\]\] must be a list of distinct agents"),
         ("illegal move in a game going on", set_at("illegal_move_by", ["player_0"]),
          r"illegal_move_by = \['player_0'\] with game_over = False, halted = False: an illegal move halts"),
     ],

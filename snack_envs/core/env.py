@@ -241,7 +241,8 @@ class SnackEnvBase:
         seat_agents, agents = data["seat_agents"], data["agents"]
         if type(seat_agents) is not list or sorted(seat_agents, key=str) != sorted(self.possible_agents):
             raise ConfigError(f"snapshot seat_agents = {seat_agents!r} must list each of {self.possible_agents} once")
-        if type(agents) is not list or len(set(agents)) != len(agents) or not set(agents) <= set(self.possible_agents):
+        if (type(agents) is not list or not all(a in self.possible_agents for a in agents)
+                or len(set(agents)) != len(agents)):
             raise ConfigError(
                 f"snapshot agents = {agents!r} must be a list of distinct agents of {self.possible_agents}"
             )
