@@ -241,11 +241,7 @@ class SnackEnvBase:
         seat_agents, agents = data["seat_agents"], data["agents"]
         if type(seat_agents) is not list or sorted(seat_agents, key=str) != sorted(self.possible_agents):
             raise ConfigError(f"snapshot seat_agents = {seat_agents!r} must list each of {self.possible_agents} once")
-        if (type(agents) is not list or not all(a in self.possible_agents for a in agents)
-                or len(set(agents)) != len(agents)):
-            raise ConfigError(
-                f"snapshot agents = {agents!r} must be a list of distinct agents of {self.possible_agents}"
-            )
+        self._check_agent_list("agents", agents)
         num_steps = data["num_steps"]
         if type(num_steps) is not int or num_steps < 0:
             raise ConfigError(f"snapshot num_steps = {num_steps!r} must be a non-negative int")
@@ -261,6 +257,13 @@ class SnackEnvBase:
             listener = ref()
             if listener is not None:
                 listener()
+
+    def _check_agent_list(self, key: str, value: Any) -> None:
+        """A snapshot's `key` is a list of distinct agents of this env, else a ConfigError naming it (membership
+        first: an unhashable entry is refused, not a TypeError)."""
+        if (type(value) is not list or not all(a in self.possible_agents for a in value)
+                or len(set(value)) != len(value)):
+            raise ConfigError(f"snapshot {key} = {value!r} must be a list of distinct agents of {self.possible_agents}")
 
     def _check_under_way(self, num_steps: int) -> None:
         """A snapshot of an episode under way is short of max_steps, where this env would have truncated it."""

@@ -133,10 +133,7 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         if type(halted) is not bool:
             raise ConfigError(f"snapshot halted = {halted!r} must be true or false")
         offenders = data.get("illegal_move_by", [])
-        if (type(offenders) is not list or not all(a in self.possible_agents for a in offenders)
-                or len(set(offenders)) != len(offenders)):
-            raise ConfigError(f"snapshot illegal_move_by = {offenders!r} must be a list of distinct agents "
-                              f"of {self.possible_agents}")
+        self._check_agent_list("illegal_move_by", offenders)
         if offenders and (game.game_over or not halted):
             raise ConfigError(f"snapshot illegal_move_by = {offenders} with game_over = {game.game_over}, "
                               f"halted = {halted}: an illegal move halts a game that is not over")
