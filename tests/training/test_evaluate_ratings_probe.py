@@ -30,11 +30,7 @@ from scipy.optimize import brentq  # noqa: E402
 from snack_envs.training import evaluate  # noqa: E402
 from snack_envs.training.ratings import fit_ratings  # noqa: E402
 from tests.helpers import run_main  # noqa: E402
-
-
-class Named:
-    def __init__(self, name: str):
-        self.name = name
+from tests.training.test_evaluate_probe import Named  # noqa: E402
 
 
 def seat_zero_wins(env_name, policies, seed, watch=None, num_players=2, **env_kwargs):
