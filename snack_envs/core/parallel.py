@@ -117,9 +117,13 @@ class SimultaneousEnv(SnackEnvBase, ParallelEnv):
         self.halted, self.illegal_move_by = True, list(offenders)
         observations = {a: self.observe(a) for a in agents}
         rewards = {a: (illegal_reward if a in offenders else 0.0) for a in agents}
-        infos = {a: {"illegal_move_by": list(offenders)} for a in agents}
+        infos = self._illegal_move_infos(agents)
         self.agents = []
         return observations, rewards, dict.fromkeys(agents, True), dict.fromkeys(agents, False), infos
+
+    def _illegal_move_infos(self, agents: list[str]) -> dict[str, dict]:
+        """Each agent's infos at an end for illegal actions: who chose them."""
+        return {a: {"illegal_move_by": list(self.illegal_move_by)} for a in agents}
 
     # --- snapshots (see SnackEnvBase.state_dict) ------------------------------------
     def _episode_state(self) -> dict[str, Any]:
@@ -256,7 +260,7 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         if over:
             view.infos = raw._final_infos()
         else:
-            view.infos = {a: {"illegal_move_by": list(offenders)} if offenders else {} for a in raw.possible_agents}
+            view.infos = raw._illegal_move_infos(raw.possible_agents) if offenders else {a: {} for a in raw.possible_agents}
         view.rewards = dict.fromkeys(raw.possible_agents, 0.0)
         view._cumulative_rewards = dict.fromkeys(raw.possible_agents, 0.0)
         self._has_reset = self._has_updated = True
