@@ -142,9 +142,24 @@ def fit_ratings(
     """Elo-scale ratings with 95% intervals, by name, from head-to-head results: each match a dict with `hero`,
     `villain` and `places` (games the hero finished 1st, 2nd, ... nth against n - 1 copies of the villain;
     shared places split, see `add_places`). Give each game once (not also its mirror). `anchor` is fixed at
-    1000 when it is one of `names` (its interval is then [1000, 1000]); otherwise the mean rating is 1500."""
+    1000 when it is one of `names` (its interval is then [1000, 1000]); otherwise the mean rating is 1500.
+    No names give no ratings; a match naming an agent not in `names`, or with places that are not counts
+    (finite, at least 0; all 0 adds nothing), is a ValueError."""
+    if len(set(names)) != len(names):
+        raise ValueError(f"fit_ratings: names are not distinct: {names!r}")
+    if not names:
+        return {}
     index = {n: i for i, n in enumerate(names)}
-    results = [(index[m["hero"]], index[m["villain"]], np.asarray(m["places"], dtype=float)) for m in matches]
+    results = []
+    for m in matches:
+        for role in ("hero", "villain"):
+            if m[role] not in index:
+                raise ValueError(f"fit_ratings: the match's {role} {m[role]!r} is not one of the names {names!r}")
+        places = np.asarray(m["places"], dtype=float)
+        if places.ndim != 1 or len(places) < 2 or not np.all(np.isfinite(places)) or np.any(places < 0):
+            raise ValueError(f"fit_ratings: places {m['places']!r} of {m['hero']!r} against {m['villain']!r} are "
+                             f"not game counts (finite, at least 0, one for each of 2 or more places)")
+        results.append((index[m["hero"]], index[m["villain"]], places))
     posterior = Posterior(len(names), results, prior_sd)
     best, least = minimise(posterior, np.zeros(len(names)))
     ref = np.zeros(len(names))

@@ -12,7 +12,9 @@
 - the solo table ranks a mean score of exactly 0 below a positive one (and above an agent with none);
 - the heatmap's figure is closed once saved (a long tournament series would otherwise hold every figure);
 - snack-eval runs without tqdm installed (no progress bar);
-- a fit that cannot converge raises, as the ratings module promises, instead of returning ratings.
+- a fit that cannot converge raises, as the ratings module promises, instead of returning ratings;
+- inputs that are not ratings' inputs are refused by name before fitting: places that are not game counts
+  (negative, NaN, fewer than two), an agent not among the names, names repeated; no names give no ratings.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import math
 import sys
 
+import numpy as np
 import pytest
 
 pytest.importorskip("scipy")
@@ -28,7 +31,7 @@ pytest.importorskip("scipy")
 from scipy.optimize import brentq  # noqa: E402
 
 from snack_envs.training import evaluate  # noqa: E402
-from snack_envs.training.ratings import fit_ratings  # noqa: E402
+from snack_envs.training.ratings import fit_ratings, minimise  # noqa: E402
 from tests.helpers import run_main  # noqa: E402
 from tests.training.test_evaluate_probe import Named  # noqa: E402
 
@@ -74,11 +77,42 @@ def test_an_unbeaten_four_of_four_is_held_by_a_prior_of_1000_elo_points():
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 def test_a_fit_that_cannot_converge_raises_instead_of_giving_ratings():
-    """Counts that are no numbers (a NaN win rate into fit_elo) leave the Newton step undefined: an error."""
+    """A posterior whose Newton step is undefined (its values no numbers) leaves the fit unconverged: an error."""
+
+    def undefined(r):
+        return math.nan, np.full(len(r), math.nan), np.eye(len(r))
+
     with pytest.raises(RuntimeError, match="the rating fit did not converge"):
-        fit_ratings(["a", "b"], [{"hero": "a", "villain": "b", "places": [float("nan"), 1.0]}])
-    with pytest.raises(RuntimeError, match="the rating fit did not converge"):
-        evaluate.fit_elo(["a", "b"], [{"hero": "a", "villain": "b", "win_rate": float("nan"), "games": 4}])
+        minimise(undefined, np.zeros(2))
+
+
+@pytest.mark.parametrize("places", [[-5, 1], [math.nan, 1.0], [math.inf, 1], [3], [[1, 2]], []])
+def test_places_that_are_not_game_counts_are_refused_by_name(places):
+    """Negative counts once gave absurd ratings (about -27,000 for [-5, 1]) and NaN ones a failed fit; both
+    are refused before fitting, naming the match, as is a result with fewer than two places."""
+    with pytest.raises(ValueError, match=r"places .* of 'a' against 'b' are not game counts"):
+        fit_ratings(["a", "b"], [{"hero": "a", "villain": "b", "places": places}])
+
+
+def test_fit_elo_refuses_a_win_rate_that_is_no_number():
+    with pytest.raises(ValueError, match="not game counts"):
+        evaluate.fit_elo(["a", "b"], [{"hero": "a", "villain": "b", "win_rate": math.nan, "games": 4}])
+
+
+def test_a_match_with_no_finished_game_adds_nothing():
+    alone = fit_ratings(["a", "b"], [{"hero": "a", "villain": "b", "places": [3, 1]}])
+    assert fit_ratings(["a", "b"], [{"hero": "a", "villain": "b", "places": [3, 1]},
+                                    {"hero": "b", "villain": "a", "places": [0, 0]}]) == alone
+
+
+def test_names_and_matches_that_do_not_fit_together_are_refused():
+    assert fit_ratings([], []) == {}  # once a ZeroDivisionError
+    with pytest.raises(ValueError, match="the match's villain 'c' is not one of the names"):
+        fit_ratings(["a", "b"], [{"hero": "a", "villain": "c", "places": [1, 1]}])
+    with pytest.raises(ValueError, match="the match's hero 'c' is not one of the names"):
+        fit_ratings(["a", "b"], [{"hero": "c", "villain": "a", "places": [1, 1]}])
+    with pytest.raises(ValueError, match="names are not distinct"):
+        fit_ratings(["a", "a"], [])
 
 
 def test_head_to_head_is_a_two_player_match_by_default(monkeypatch):
