@@ -118,8 +118,6 @@ def minimise(f, start: np.ndarray) -> tuple[np.ndarray, float]:
     under STEP_OK, whatever the optimiser says of itself."""
     from scipy.optimize import minimize
 
-    if len(start) == 0:
-        return start, f(start)[0]
     res = minimize(lambda z: f(z)[0], start, jac=lambda z: f(z)[1], hess=lambda z: f(z)[2],
                    method="Newton-CG", options={"xtol": XTOL, "maxiter": 1000})
     # Converged or not is judged here, by the Newton step still to take. Near the optimum, the value summed
