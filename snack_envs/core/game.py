@@ -82,12 +82,14 @@ class Option:
                 raise ConfigError(f"{name}={value!r} is not one of {list(self.choices)}")
             return value
         kind = self.kind or type(self.default)
-        if kind is float and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            value = float(value)
+        if kind is float and isinstance(value, (int, np.integer, np.floating)) and not isinstance(value, bool):
+            value = float(value)  # a plain float, as a state's JSON holds it
         if kind is int and isinstance(value, np.integer):
             value = int(value)
         if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
             raise ConfigError(f"{name}={value!r} must be of type {getattr(kind, '__name__', kind)}")
+        if kind is float and value != value:  # NaN passes any range check
+            raise ConfigError(f"{name}={value!r} is not a number")
         if self.low is not None and value < self.low or self.high is not None and value > self.high:
             raise ConfigError(f"{name}={value!r} is out of range [{self.low}, {self.high}]")
         return value
@@ -381,14 +383,21 @@ class Game:
         self._legal_cache.clear()
         self._apply(action, **outcomes)
 
-    def apply_joint(self, actions: Mapping[int, Any] | list, **outcomes) -> None:
-        """Apply one action per seat to act: a dict seat -> action, or a list by seat. Every game takes
-        this form, so one loop can drive turn-based and simultaneous games alike; in a turn-based game
-        only the player to act gives one. Raises IllegalActionError and changes nothing if a seat to act
-        has no action, a seat not to act has one, or an action is illegal."""
+    def apply_joint(self, actions: Mapping[int, Any] | list | tuple | np.ndarray, **outcomes) -> None:
+        """Apply one action per seat to act: a dict seat -> action, or a list (a tuple, a 1-D array) by
+        seat. Every game takes this form, so one loop can drive turn-based and simultaneous games alike; in
+        a turn-based game only the player to act gives one. Raises IllegalActionError and changes nothing
+        if `actions` is none of those, a seat to act has no action, a seat not to act has one, or an action
+        is illegal."""
         if self.game_over:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
-        given = dict(enumerate(actions)) if isinstance(actions, (list, tuple)) else dict(actions)
+        if isinstance(actions, Mapping):
+            given = dict(actions)
+        elif isinstance(actions, (list, tuple)) or isinstance(actions, np.ndarray) and actions.ndim == 1:
+            given = dict(enumerate(actions))
+        else:
+            raise IllegalActionError(f"{self.name}: the actions must be a dict seat -> action or a list by seat, "
+                                     f"not {actions!r}")
         seats = self.players_to_act()
         missing = [s for s in seats if s not in given]
         extra = [s for s in given if s not in seats]
