@@ -5,14 +5,15 @@ class, the player-count, option and reset-option checks, and the Spec classes th
 - an int or numpy float passed to a float option is that Python float (NaN refused), a numpy int passed
   to an int option a Python int;
 - `check_reset_options` gives the options as a dict;
-- `Game.from_dict` refuses, naming the field, a current_player past the last seat, an int field holding a
+- `Game.from_dict` refuses, naming the field, a player count or rng state that cannot be, a current_player past the last seat, an int field holding a
   float or bool, a number field holding NaN, a one-of field an unhashable or unknown value, a list of the
   wrong length, an `Items` or `Record` value of the wrong shape or keys, a value its `Satisfies` check
   raises on, a config or state that is no dict, a state of another game or version, a turn that disagrees
   with the game's end, and a player to act without a legal action; `ListOf`'s quick paths agree with the
   item spec (open bounds, floats, specs other than `IntIn`);
 - a simultaneous game has nobody to act outside its seats or after its end; a joint action names the seat
-  missing or not to act, may be an array by seat, and is refused if neither a dict nor a list; an action in a finished game is refused saying so; `from_state` adopts the state;
+  missing or not to act, may be an array by seat, and is refused if neither a dict nor a list; an illegal
+  action reads "not legal now" in range, "out of range" past it; `state_changed` forgets the legal actions; an action in a finished game is refused saying so; `from_state` adopts the state;
   games of different kinds are unequal.
 """
 
@@ -239,6 +240,26 @@ def test_joint_actions_neither_a_dict_nor_a_list_are_refused_changing_nothing(ac
 
 
 @pytest.mark.parametrize("game_class", GAMES)
+def test_an_illegal_action_in_range_reads_not_legal_and_one_past_the_end_out_of_range(game_class):
+    game = fresh(game_class)
+    seat = game.players_to_act()[0]
+    illegal = min(set(range(game.num_actions)) - set(game.legal_actions(seat)))
+    with pytest.raises(IllegalActionError, match=rf"action {illegal} is not legal now for player {seat}"):
+        game.check_action(illegal, seat)
+    with pytest.raises(IllegalActionError, match=rf"action {game.num_actions} is out of range for player {seat} "
+                                                 rf"\(0..{game.num_actions - 1}\)"):
+        game.check_action(game.num_actions, seat)
+
+
+def test_state_changed_forgets_the_legal_actions_worked_out_before_a_hand_edit():
+    game = fresh(SnackRabbits)
+    assert game.legal_actions(0)  # worked out, and kept
+    game.game_over, game.current_player = True, -1
+    game.state_changed()
+    assert game.legal_actions(0) == [] and not game.action_mask(0).any()
+
+
+@pytest.mark.parametrize("game_class", GAMES)
 def test_an_action_in_a_finished_game_is_refused_saying_the_game_is_over(game_class):
     game = fresh(game_class)
     game.game_over, game.current_player = True, -1
@@ -261,6 +282,19 @@ def test_an_action_in_a_finished_game_is_refused_saying_the_game_is_over(game_cl
 def test_a_state_of_another_game_or_version_is_refused_naming_both(game, version, message):
     data = fresh(SnackRabbits).to_dict()
     data.update(game=game, version=version)
+    with pytest.raises(ConfigError, match=message):
+        SnackRabbits.from_dict(data)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("num_players", 9, r"snack_rabbits is played by 2 to 4 players, got num_players=9"),
+    ("num_players", "2", r"num_players must be an int, got '2'"),
+    ("rng", 5, r"snack_rabbits state: rng = 5 must be the state of a numpy bit generator, one of \['PCG64'"),
+    ("rng", {"bit_generator": "Nope"}, r"rng = \{'bit_generator': 'Nope'\} must be the state of a numpy bit"),
+], ids=["too many players", "a player count no int", "an rng no dict", "an unknown bit generator"])
+def test_a_state_whose_player_count_or_rng_is_impossible_is_refused_naming_it(key, value, message):
+    data = fresh(SnackRabbits).to_dict()
+    data[key] = value
     with pytest.raises(ConfigError, match=message):
         SnackRabbits.from_dict(data)
 
