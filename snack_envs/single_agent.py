@@ -38,7 +38,7 @@ import numpy as np
 
 from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
-from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed
+from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed, finite_float
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -65,7 +65,7 @@ class SingleAgentEnv(gymnasium.Env):
         if illegal_action not in ("penalize", "raise"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = finite_float(illegal_reward, "illegal_reward", env_name)
         self.render_mode = render_mode
         self.num_players = self.raw.num_players
         options = {k: v for k, v in env_kwargs.items() if k in self.raw.game_class.options}

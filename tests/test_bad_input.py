@@ -9,7 +9,8 @@
 6. `opponents="heuristic"` is one spec, not a list of letters;
 7. every single-agent view puts the action mask in `info["action_mask"]`;
 8. the turn-based games' parallel view checks the joint action as the simultaneous ones do, an unknown viewer is
-   named, and the solo env takes num_players=1 only (and draws pictures, as every env does).
+   named, and the solo env takes num_players=1 only (and draws pictures, as every env does);
+9. an `illegal_reward` must be a finite number.
 """
 
 from __future__ import annotations
@@ -472,3 +473,38 @@ def test_the_solo_env_takes_num_players_1_only_and_draws_pictures():
     env.reset(seed=0)
     picture = env.render()
     assert picture.dtype == np.uint8 and picture.ndim == 3 and picture.shape[2] == 3
+
+
+# --- 9. an illegal_reward ------------------------------------------------------------------------------------
+def _illegal_reward_takers():
+    """What takes an `illegal_reward`, by the name its error gives: the single-agent views (the env's name)
+    and PettingZoo's wrappers."""
+    from snack_envs import snack_rabbits_v0, speed_snacks_v1
+    from snack_envs.core.env import StandardAECWrapper
+    from snack_envs.core.parallel import StandardParallelWrapper
+    from snack_envs.single_agent import SingleAgentEnv
+    from snack_envs.snack_time.solo import SnackTimeSoloEnv
+
+    return {
+        "snack_rabbits_v0": lambda r: SingleAgentEnv("snack_rabbits_v0", illegal_reward=r),
+        "SnackTimeSolo-v0": lambda r: SnackTimeSoloEnv(illegal_reward=r),
+        "StandardAECWrapper": lambda r: StandardAECWrapper(snack_rabbits_v0.raw_env(), illegal_reward=r),
+        "StandardParallelWrapper": lambda r: StandardParallelWrapper(speed_snacks_v1.raw_parallel_env(),
+                                                                     illegal_reward=r),
+    }
+
+
+@pytest.mark.parametrize("taker", list(_illegal_reward_takers()))
+@pytest.mark.parametrize("reward", ["-1", None, True, float("nan"), float("inf"), [-1]])
+def test_an_illegal_reward_that_is_no_finite_number_is_refused_naming_it(taker, reward):
+    """Never cast: "-1" or True is a mistake, and NaN or an infinity would poison the returns."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(taker)}: illegal_reward must be a finite number, got "):
+        _illegal_reward_takers()[taker](reward)
+
+
+@pytest.mark.parametrize("taker", list(_illegal_reward_takers()))
+def test_an_illegal_reward_may_be_any_finite_int_or_float_python_or_numpy(taker):
+    for reward in (-5, -0.5, np.int64(-2), np.float32(-0.25)):
+        env = _illegal_reward_takers()[taker](reward)
+        held = getattr(env, "illegal_reward", getattr(env, "_illegal_reward", None))
+        assert held == float(reward) and type(held) is float

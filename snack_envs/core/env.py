@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float
 
 REWARD_MODES = ("win", "score", "margin")
 MAX_STEPS_LIMIT = 2**63 - 1  # the most max_steps may be: the batched engine (core/batched.py) counts in int64
@@ -514,7 +514,7 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
     def __init__(self, env: TurnBasedEnv, illegal_reward: float = -1.0):
         super().__init__(env)
         self._raw = self._inner = env
-        self._illegal_reward = float(illegal_reward)
+        self._illegal_reward = finite_float(illegal_reward, "illegal_reward", type(self).__name__)
         self._follow_snapshots()
 
     def _start_from_snapshot(self) -> None:

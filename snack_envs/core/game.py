@@ -53,6 +53,14 @@ def check_seed(seed: Any, owner: str) -> int | None:
     return int(seed)
 
 
+def finite_float(value: Any, name: str, owner: str) -> float:
+    """`value` as a float if it is a finite real number (a Python or numpy int or float), else a ConfigError
+    naming `name`: a bool, a string, None, NaN or an infinity is never cast."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+        raise ConfigError(f"{owner}: {name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 def check_reset_options(options: Any, owner: str, known: Sequence[str] = ()) -> dict[str, Any]:
     """`options` (a reset's) as a dict: None or a dict whose keys are all in `known`, else a ConfigError."""
     if options is None:

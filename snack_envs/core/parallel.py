@@ -32,7 +32,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
 from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
-from snack_envs.core.game import ConfigError, IllegalActionError, SimultaneousGame
+from snack_envs.core.game import ConfigError, IllegalActionError, SimultaneousGame, finite_float
 
 
 class SimultaneousEnv(SnackEnvBase, ParallelEnv):
@@ -166,7 +166,7 @@ class StandardParallelWrapper(BaseParallelWrapper):
     def __init__(self, env: SimultaneousEnv, illegal_reward: float = -1.0):
         super().__init__(env)
         self._raw = env
-        self._illegal_reward = float(illegal_reward)
+        self._illegal_reward = finite_float(illegal_reward, "illegal_reward", type(self).__name__)
 
     agents = property(lambda self: self._raw.agents)
     possible_agents = property(lambda self: self._raw.possible_agents)

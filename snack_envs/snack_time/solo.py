@@ -30,7 +30,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed
+from snack_envs.core.game import (
+    ConfigError,
+    IllegalActionError,
+    action_int,
+    check_reset_options,
+    check_seed,
+    finite_float,
+)
 from snack_envs.snack_time.observation import LAYOUT, SnackTimeEncoder
 from snack_envs.snack_time.rules import NUM_ACTIONS, SnackTime
 
@@ -61,7 +68,7 @@ class SnackTimeSoloEnv(gymnasium.Env):
         self.game_options = dict(options)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = finite_float(illegal_reward, "illegal_reward", SOLO_ENV_ID)
         self.encoder = SnackTimeEncoder(1, probe.config)
         self.observation_space = spaces.Box(LAYOUT.low, LAYOUT.high, (LAYOUT.size,), LAYOUT.dtype)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
