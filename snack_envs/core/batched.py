@@ -234,6 +234,9 @@ class BatchedEnv:
             raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
+        for name, value in (("auto_reset", auto_reset), ("final_observations", final_observations)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ConfigError(f"{name} must be a bool, got {value!r}")
         # The env itself checks every keyword, so both engines accept and refuse the same ones.
         probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,
                                shuffle_seats=shuffle_seats, **options)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -51,6 +52,11 @@ def test_bad_input_is_a_clear_error_that_changes_nothing(name):
         batched.make(name, num_envs=4, num_players=99)
     with pytest.raises(ConfigError, match="num_envs"):
         batched.make(name, num_envs=0)
+    for flag in ("auto_reset", "final_observations"):
+        for value in ("no", None, 1, [True]):  # never read by truth: "no" would mean yes
+            with pytest.raises(ConfigError, match=rf"{flag} must be a bool, got {re.escape(repr(value))}"):
+                batched.make(name, num_envs=4, **{flag: value})
+        assert getattr(batched.make(name, num_envs=4, **{flag: np.bool_(False)}), flag) is False
     with pytest.raises(specs.UnknownEnvError):
         batched.make("snack_nothing_v0", num_envs=4)
     venv = batched.make(name, num_envs=4, seed=1)
