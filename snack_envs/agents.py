@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from snack_envs import specs
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, check_seed
 from snack_envs.core.rollout import RandomPolicy  # noqa: F401 (defined beside SeededPolicy; its public name is here)
 
 
@@ -38,7 +38,11 @@ def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:
 
 
 def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = None, **env_options) -> Policy:
-    """"random", "heuristic", "lookahead", "search", or the path of a checkpoint (.zip) trained on `env_name`."""
+    """"random", "heuristic", "lookahead", "search", or the path of a checkpoint (.zip) trained on `env_name`,
+    for a game of `num_players` (a ConfigError if the game is not played by that many, or if `seed` is
+    neither None nor a non-negative int; the deterministic ones ignore it)."""
+    specs.get(env_name).rules_class.check_num_players(num_players)
+    check_seed(seed, "make_policy")
     if spec == "random":
         return RandomPolicy(seed)
     if spec == "heuristic":

@@ -209,6 +209,7 @@ class LookaheadPolicy(GamePolicy):
     def __init__(self, env_name: str, num_players: int, seed: int | None = None, **env_options):
         super().__init__(seed)
         spec = specs.get(env_name)
+        self.check_num_players(env_name, num_players)
         self.check_env_options(env_name, env_options)
         self.env_name, self.num_players = env_name, num_players
         self.evaluate = EVALUATIONS[spec.name]

@@ -80,7 +80,11 @@ class SearchPolicy(GamePolicy):
 
         game = check_game(env_name)
         spec = specs.get(env_name)
+        self.check_num_players(env_name, num_players)
         self.check_env_options(env_name, env_options)
+        for name, value in (("samples", samples), ("first", first), ("keep", keep)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+                raise ConfigError(f"search: {name} must be an int, not {value!r}")
         default = dict(zip(("samples", "first", "keep"), BUDGETS[game]))
         samples = default["samples"] if samples is None else samples
         first = min(default["first"], samples) if first is None else first

@@ -10,7 +10,8 @@
 7. every single-agent view puts the action mask in `info["action_mask"]`;
 8. the turn-based games' parallel view checks the joint action as the simultaneous ones do, an unknown viewer is
    named, and the solo env takes num_players=1 only (and draws pictures, as every env does);
-9. an `illegal_reward` must be a finite number.
+9. an `illegal_reward` must be a finite number;
+10. a policy's seed and player count are checked when it is made, and the search's budget is whole numbers.
 """
 
 from __future__ import annotations
@@ -508,3 +509,39 @@ def test_an_illegal_reward_may_be_any_finite_int_or_float_python_or_numpy(taker)
         env = _illegal_reward_takers()[taker](reward)
         held = getattr(env, "illegal_reward", getattr(env, "_illegal_reward", None))
         assert held == float(reward) and type(held) is float
+
+
+# --- 10. policies -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["random", "heuristic", "lookahead", "search"])
+def test_a_policy_refuses_a_bad_seed_or_player_count_when_made(spec):
+    from snack_envs.agents import make_policy
+
+    for seed in ("x", True, 1.5, -1):
+        with pytest.raises(ConfigError, match=r"seed must be a non-negative int or None, got " + re.escape(repr(seed))):
+            make_policy(spec, "snack_wars_v0", 2, seed=seed)
+    for count in ("2", 2.0, 1, 6):
+        with pytest.raises(ConfigError, match=r"num_players|played by 2 to 5 players"):
+            make_policy(spec, "snack_wars_v0", count)
+    assert make_policy(spec, "snack_wars_v0", np.int64(5), seed=np.int64(3)) is not None
+
+
+def test_a_seeded_policy_is_reset_with_a_seed_or_none_only():
+    from snack_envs.agents import RandomPolicy
+
+    policy = RandomPolicy(0)
+    state = policy.rng.bit_generator.state
+    for seed in ("x", 1.5, -1):
+        with pytest.raises(ConfigError, match=r"RandomPolicy: seed must be a non-negative int or None"):
+            policy.reset(seed)
+    policy.reset(None)  # keeps its stream
+    assert policy.rng.bit_generator.state == state
+
+
+@pytest.mark.parametrize("budget", ["samples", "first", "keep"])
+def test_the_search_budget_is_whole_numbers(budget):
+    from snack_envs.search import SearchPolicy
+
+    for value in (1.5, True, "8"):
+        with pytest.raises(ConfigError, match=rf"search: {budget} must be an int, not {re.escape(repr(value))}"):
+            SearchPolicy("snack_wars_v0", 2, **{budget: value})
+    assert getattr(SearchPolicy("snack_wars_v0", 2, samples=8, first=4, keep=2), budget) in (8, 4, 2)

@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from pettingzoo import ParallelEnv
 
+from snack_envs.core.game import check_seed
+
 Watcher = Callable[[Any, "dict[str, int] | None"], "bool | None"]
 
 
@@ -29,10 +31,10 @@ class SeededPolicy:
     `policy_seed`) reseeds it, so that a game replays alike."""
 
     def __init__(self, seed: int | None = None):
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(check_seed(seed, type(self).__name__))
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
+        if check_seed(seed, type(self).__name__) is not None:
             self.rng = np.random.default_rng(seed)
 
 
@@ -57,6 +59,13 @@ class GamePolicy(SeededPolicy):
     # The env's own keywords beside the game's options (core.env): a bot that plays from the game has no use
     # for them, and an env's options (a training config's env.options) may hold them.
     ENV_KEYWORDS = ("max_steps", "shuffle_seats")
+
+    @staticmethod
+    def check_num_players(env_name: str, num_players: Any) -> int:
+        """`num_players` if a game of `env_name` is played by that many, else a ConfigError."""
+        from snack_envs import specs
+
+        return specs.get(env_name).rules_class.check_num_players(num_players)
 
     @classmethod
     def check_env_options(cls, env_name: str, env_options: dict[str, Any]) -> dict[str, Any]:
