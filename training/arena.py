@@ -108,8 +108,13 @@ def play_games(
     env_name: str, lineup: Sequence[Any], games: int, seed: int = 0, num_envs: int | None = None, **options: Any
 ) -> list[dict]:
     """Play `games` games with `lineup[0]` (the hero) in seat g mod n of game g and `lineup[1:]` in the other
-    seats in seat order (policies as `resolve` returns them). Returns each game, in order, as
-    `outcomes.match_result` takes it: `hero_seat`, `finished`, `scores` and `winners` (seats) by seat."""
+    seats in seat order (policies as `resolve` returns them), `num_envs` at once (default DEFAULT_ENVS, at most
+    `games`; both positive ints). Returns each game, in order, as `outcomes.match_result` takes it: `hero_seat`,
+    `finished`, `scores` and `winners` (seats) by seat."""
+    for name, value in (("games", games), ("num_envs", num_envs)):
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        if not (whole and value >= 1 or value is None and name == "num_envs"):
+            raise ConfigError(f"{name} must be a positive int, got {value!r}")
     n = len(lineup)
     num_envs = int(min(games, num_envs or DEFAULT_ENVS))
     batch = BatchedEnv(env_name, num_envs, num_players=n, seed=seed, shuffle_seats=False, **options)

@@ -7,6 +7,7 @@ modules, to pin down what the rest of the suite checked only loosely (statistica
 from __future__ import annotations
 
 import math
+import re
 import time
 from typing import ClassVar
 
@@ -15,6 +16,7 @@ import pytest
 
 pytest.importorskip("numba")
 
+from snack_envs.core.game import ConfigError  # noqa: E402
 from snack_envs.snack_time.components import SOLO_RANKS  # noqa: E402
 from snack_envs.training.arena import match, play_games, resolve, seat_roles, solo  # noqa: E402
 from snack_envs.training.outcomes import Z95, eval_figures, is_solo, match_result, mean_interval, wilson_interval  # noqa: E402
@@ -298,7 +300,6 @@ def test_a_policy_object_made_for_another_count_or_game_is_refused_before_any_ga
     """The observations of every player count are the same size, so a bot built for 2 players would play a
     3-player match without a complaint, from a wrong reading of the table."""
     from snack_envs.agents import make_policy
-    from snack_envs.core.game import ConfigError
 
     two_player = make_policy("heuristic", "snack_wars_v0", 2)
     with pytest.raises(ConfigError, match=r"policy 'heuristic' was made for num_players=2, not num_players=3$"):
@@ -347,3 +348,16 @@ def test_solo_times_its_games_to_a_hundredth_of_a_second_and_its_rate_to_a_tenth
     monkeypatch.setattr(arena, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
     s = solo("snack_time_v0", "random", 3, seed=0, max_steps=2)
     assert (s["seconds"], s["games_per_s"]) == (2.46, 1.2)  # 3 / 2.4567 = 1.221...
+
+
+@pytest.mark.parametrize("key, value", [("games", 0), ("games", True), ("games", 1.5), ("games", "4"),
+                                        ("num_envs", 0), ("num_envs", 2.0), ("num_envs", float("nan"))])
+def test_games_and_num_envs_must_be_positive_ints(key, value):
+    """The arena's library calls (match, solo, play_games) check their counts: a float, a bool or a string is
+    never cast (1.5 games, or 0.5 envs truncated to none), and zero of either is refused naming which."""
+    args = {"games": 4, "num_envs": None, key: value}
+    with pytest.raises(ConfigError, match=rf"{key} must be a positive int, got {re.escape(repr(value))}"):
+        match("snack_wars_v0", 2, "random", "heuristic", **args)
+    with pytest.raises(ConfigError, match=rf"{key} must be a positive int"):
+        solo("snack_time_v0", "random", **args)
+    assert match("snack_wars_v0", 2, "random", "heuristic", games=np.int64(3), num_envs=np.int64(2))["games"] == 3
