@@ -27,6 +27,7 @@ import numpy as np
 
 from snack_envs import extras, specs
 from snack_envs.core.game import ConfigError
+from snack_envs.core.rollout import SeededPolicy
 
 FORMAT = "snack-envs-checkpoint/1"
 RLLIB_RUN_FORMAT = "snack-envs-rllib-checkpoint/1"  # what `snack-train --backend rllib` writes beside <run>/final
@@ -201,19 +202,17 @@ def masked_sample(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Ge
     return int(legal[rng.choice(len(legal), p=p / p.sum())])
 
 
-class LogitsPolicy:
+class LogitsPolicy(SeededPolicy):
     """A policy that scores the actions with logits (`logits(observation, action_mask)`): deterministic,
     the best legal action; otherwise one drawn from the masked softmax by its own generator, which
     `reset(seed)` reseeds, so that a seeded game replays alike (the `Policy` contract)."""
 
     def __init__(self, name: str, deterministic: bool = True, seed: int | None = None):
+        if not isinstance(deterministic, (bool, np.bool_)):
+            raise ConfigError(f"{name}: deterministic must be a bool, got {deterministic!r}")
+        super().__init__(seed)
         self.name = name
-        self.deterministic = deterministic
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        self.deterministic = bool(deterministic)
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError

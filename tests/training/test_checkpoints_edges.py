@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -394,3 +395,21 @@ def test_act_batch_draws_each_row_from_its_own_masked_softmax():
         assert np.all(np.abs(seen - p) <= 5 * np.sqrt(p * (1 - p) / repeats) + 1e-9), (seen, p)
         spread += (p > 0.05).sum() > 1
     assert spread >= 5  # enough positions where more than one action is likely: a test of the draws, not of argmax
+
+
+def test_a_loaded_policy_is_deterministic_by_a_bool_and_seeded_by_an_int_only():
+    """`deterministic` is never read by its truth ("no" would mean yes), and a sampling policy's seed is None
+    or a non-negative int, when made and when reset (numpy's own errors named no seed)."""
+    from snack_envs.checkpoints import LogitsPolicy
+    from snack_envs.core.game import ConfigError
+
+    path = CHECKPOINTS / "snack_wars_v0.zip"
+    for value in ("no", 0, None, [True]):
+        with pytest.raises(ConfigError, match=rf"deterministic must be a bool, got {re.escape(repr(value))}"):
+            checkpoints.load_policy(path, deterministic=value)
+    assert checkpoints.load_policy(path, deterministic=np.bool_(False)).deterministic is False
+    with pytest.raises(ConfigError, match=r"LogitsPolicy: seed must be a non-negative int or None, got 'x'"):
+        LogitsPolicy("stand-in", seed="x")
+    policy = LogitsPolicy("stand-in", deterministic=False, seed=1)
+    with pytest.raises(ConfigError, match=r"seed must be a non-negative int or None, got 1.5"):
+        policy.reset(1.5)
