@@ -69,11 +69,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.num_players = self.raw.num_players
         options = {k: v for k, v in env_kwargs.items() if k in self.raw.game_class.options}
+        strangers = [o for o in opponents if not isinstance(o, str) and not hasattr(o, "act")]
+        if strangers:
+            raise ConfigError(f"opponents must be policy specs or policies (with act), not {strangers[0]!r}")
         self.opponent_pool = [
             make_policy(o, env_name, self.num_players, **options) if isinstance(o, str) else o for o in opponents
         ]
         if not self.opponent_pool and opponent_sampler is None:
             raise ConfigError("give at least one opponent policy or an opponent_sampler")
+        if opponent_sampler is not None and not callable(opponent_sampler):
+            raise ConfigError(f"opponent_sampler must be a function of a Generator, got {opponent_sampler!r}")
         self.opponent_sampler = opponent_sampler
         agent = self.raw.possible_agents[0]
         self.observation_space = self.raw.observation_space(agent)["observation"]

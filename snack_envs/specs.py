@@ -118,9 +118,9 @@ class UnknownEnvError(ValueError):
 
 def get(env_name: str) -> GameSpec:
     """The spec of an env by name ("snack_wars_v0"); a clear error for a retired or unknown name."""
-    spec = BY_ENV_NAME.get(env_name)
+    spec = BY_ENV_NAME.get(env_name) if isinstance(env_name, str) else None
     if spec is None:
-        if env_name in RETIRED:
+        if isinstance(env_name, str) and env_name in RETIRED:
             raise RetiredEnvError(f"{env_name} is retired; use {RETIRED[env_name]}")
         raise UnknownEnvError(f"unknown env {env_name!r}; known envs: {', '.join(ENV_NAMES)}")
     return spec

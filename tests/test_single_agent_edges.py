@@ -177,3 +177,23 @@ def test_close_closes_the_window_of_a_human_render_mode(monkeypatch):
     env = SingleAgentEnv(TURN_BASED, opponents=["random"], render_mode="human")
     env.close()
     assert closed == [True]
+
+
+@pytest.mark.parametrize("opponents", [[3], [None], ["random", 3]], ids=["an int", "None", "a spec and an int"])
+def test_an_opponent_that_is_neither_a_spec_nor_a_policy_is_refused_when_made(opponents):
+    """Caught at once, not at the reset (or, in a pool, at the first episode that draws it) as an AttributeError."""
+    with pytest.raises(ConfigError, match=r"opponents must be policy specs or policies \(with act\), not "):
+        SingleAgentEnv("snack_wars_v0", opponents=opponents)
+
+
+def test_an_opponent_sampler_must_be_callable():
+    with pytest.raises(ConfigError, match=r"opponent_sampler must be a function of a Generator, got 'heuristic'"):
+        SingleAgentEnv("snack_wars_v0", opponents=(), opponent_sampler="heuristic")
+
+
+@pytest.mark.parametrize("name", [["snack_wars_v0"], None, 3])
+def test_an_env_name_that_is_no_string_is_an_unknown_env(name):
+    from snack_envs.specs import UnknownEnvError
+
+    with pytest.raises(UnknownEnvError, match=r"unknown env .*; known envs: "):
+        SingleAgentEnv(name)
