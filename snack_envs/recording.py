@@ -42,7 +42,7 @@ import numpy as np
 from snack_envs import extras, specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.env import check_viewer
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, finite_float
 from snack_envs.core.picture import pillow
 from snack_envs.core.rollout import play
 
@@ -87,7 +87,13 @@ def record_episode(
     go to the env (num_players, game options...); `on_frame(env)` is called
     with the raw env at every frame."""
     env = specs.get(env_name).raw_env(render_mode="rgb_array", **env_kwargs)
-    policies = policies or {}
+    if policies is None:
+        policies = {}
+    if not isinstance(policies, Mapping):
+        raise ConfigError(f"policies must be a dict agent -> policy, got {policies!r}")
+    if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer))
+                                   or max_frames < 1):
+        raise ConfigError(f"max_frames must be a positive int or None, got {max_frames!r}")
     unknown = [a for a in policies if a not in env.possible_agents]
     if unknown:
         raise ConfigError(f"policies for {unknown}, who are not agents of this game ({env.possible_agents})")
@@ -105,9 +111,25 @@ def record_episode(
     return frames
 
 
+MAX_FPS, MAX_HOLD_S = 100, 600  # a GIF times its frames in hundredths of a second; a hold of ten minutes
+
+
+def _check_timing(fps: Any, hold_last: Any) -> tuple[float, float]:
+    """`fps` (in (0, MAX_FPS]) and `hold_last` (seconds in [0, MAX_HOLD_S]) as floats, else a ConfigError
+    naming which (a video holds its last frame as copies: a huge fps or hold would fill the memory)."""
+    fps, hold_last = finite_float(fps, "fps", "recording"), finite_float(hold_last, "hold_last", "recording")
+    if not 0 < fps <= MAX_FPS:
+        raise ConfigError(f"recording: fps must be above 0 and at most {MAX_FPS}, got {fps}")
+    if not 0 <= hold_last <= MAX_HOLD_S:
+        raise ConfigError(f"recording: hold_last must be 0 to {MAX_HOLD_S} seconds, got {hold_last}")
+    return fps, hold_last
+
+
 def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, hold_last: float = 2.0) -> Path:
     """Write `frames` (HxWx3 uint8 arrays or PIL images, of one size) as a looping GIF at `fps` frames
-    a second, the last one held `hold_last` seconds longer. Returns the path."""
+    a second, the last one held `hold_last` seconds longer (fps above 0 and at most 100, hold_last 0 to 600).
+    Returns the path."""
+    fps, hold_last = _check_timing(fps, hold_last)
     Image, _, _ = pillow()
     images = [f if hasattr(f, "save") else Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames]
     if not images:
@@ -148,9 +170,10 @@ def imageio_v2():
 
 def save_mp4(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, hold_last: float = 2.0) -> Path:
     """Write `frames` (HxWx3 uint8 arrays or PIL images, of one size) as an H.264 MP4 at `fps` frames a
-    second, the last one held `hold_last` seconds longer. Frames of odd width or height are padded by
-    one pixel (copies of their last row or column): H.264's usual pixel format needs even sizes.
-    Returns the path."""
+    second, the last one held `hold_last` seconds longer (bounded as in `save_gif`). Frames of odd width or
+    height are padded by one pixel (copies of their last row or column): H.264's usual pixel format needs
+    even sizes. Returns the path."""
+    fps, hold_last = _check_timing(fps, hold_last)
     arrays = [np.asarray(f.convert("RGB") if hasattr(f, "convert") else f, dtype=np.uint8) for f in frames]
     if not arrays:
         raise ValueError("no frames to save")
@@ -162,7 +185,7 @@ def save_mp4(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
     pad = ((0, height % 2), (0, width % 2), (0, 0))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    held = max(0, int(round(hold_last * fps)))
+    held = int(round(hold_last * fps))
     with imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264", pixelformat="yuv420p",
                             macro_block_size=1, ffmpeg_log_level="error") as writer:
         for array in arrays + arrays[-1:] * held:

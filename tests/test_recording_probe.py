@@ -63,12 +63,12 @@ def test_no_frames_are_refused(save, tmp_path):
 
 
 def test_an_mp4_holds_the_last_frame_hold_last_times_fps_and_pads_odd_sizes(tmp_path):
-    """fps=2, hold_last=1.5: 3 extra copies of the last frame; hold_last=0 or below: none. An odd 5x7 frame is
-    padded to 6x8, RGBA frames lose their alpha."""
+    """fps=2, hold_last=1.5: 3 extra copies of the last frame; hold_last=0: none (below 0 is refused, see the
+    end of this file). An odd 5x7 frame is padded to 6x8, RGBA frames lose their alpha."""
     imageio = needs_ffmpeg()
 
     frames = [np.concatenate([solid(c, size=(5, 7)), np.full((5, 7, 1), 7, np.uint8)], axis=2) for c in COLOURS[:3]]
-    for hold_last, extra in ((1.5, 3), (0, 0), (-2, 0)):
+    for hold_last, extra in ((1.5, 3), (0, 0)):
         path = save_mp4(frames, tmp_path / f"v{extra}{hold_last}.mp4", fps=2, hold_last=hold_last)
         with imageio.get_reader(path, format="FFMPEG") as reader:
             read = [frame for frame in reader]
@@ -161,3 +161,41 @@ def test_a_gif_keeps_a_colour_found_only_in_the_bottom_row_of_a_frame(tmp_path):
     frames[1][-1, :] = COLOURS[0]
     read, _ = read_gif(save_gif(frames, tmp_path / "edge.gif"))
     assert all(np.array_equal(got, want) for (_, got), want in zip(read, frames))
+
+
+# --- bad input, refused before a game is played or a file written -------------------------------------------
+@pytest.mark.parametrize("key, value, message", [
+    ("seed", "x", r"play: seed must be a non-negative int or None, got 'x'"),
+    ("seed", -1, r"play: seed must be a non-negative int or None, got -1"),
+    ("policies", 0, r"policies must be a dict agent -> policy, got 0"),
+    ("policies", ["random"], r"policies must be a dict agent -> policy, got \['random'\]"),
+    ("max_frames", 0, r"max_frames must be a positive int or None, got 0"),
+    ("max_frames", True, r"max_frames must be a positive int or None, got True"),
+    ("max_frames", 2.5, r"max_frames must be a positive int or None, got 2.5"),
+])
+def test_record_episode_refuses_a_bad_seed_policies_or_frame_limit(key, value, message):
+    from snack_envs.core.game import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        record_episode("snack_rabbits_v0", **{key: value})
+    assert len(record_episode("snack_rabbits_v0", seed=np.int64(1), max_frames=np.int64(2))) == 2
+
+
+@pytest.mark.parametrize("save", [save_gif, save_mp4])
+@pytest.mark.parametrize("key, value, message", [
+    ("fps", 0, r"fps must be above 0 and at most 100, got 0.0"),
+    ("fps", 1e9, r"fps must be above 0 and at most 100, got 1000000000.0"),
+    ("fps", float("nan"), r"recording: fps must be a finite number, got nan"),
+    ("fps", "2", r"recording: fps must be a finite number, got '2'"),
+    ("hold_last", -1, r"hold_last must be 0 to 600 seconds, got -1.0"),
+    ("hold_last", 1e9, r"hold_last must be 0 to 600 seconds"),
+])
+def test_a_replay_refuses_an_fps_or_hold_out_of_range_writing_nothing(tmp_path, save, key, value, message):
+    """A video holds its last frame as copies: fps=1e9 asked for two billion of them (the process was killed
+    for memory); 0 divided by zero; NaN, a string or a negative hold failed deep inside Pillow or ffmpeg."""
+    from snack_envs.core.game import ConfigError
+
+    path = tmp_path / f"replay.{'gif' if save is save_gif else 'mp4'}"
+    with pytest.raises(ConfigError, match=message):
+        save([solid(c) for c in COLOURS], path, **{key: value})
+    assert not path.exists()

@@ -100,6 +100,7 @@ def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watch
     (actions None) and after every step (the actions of that step, agent -> action); when it returns
     True the episode stops there. Returns, by seat: `scores` and `winners` (None while unfinished),
     `finished` (the game ended by its rules), `truncated`, and `steps` (env steps taken)."""
+    seed = check_seed(seed, "play")
     for seat, agent in enumerate(env.possible_agents):
         policies[agent].reset(policy_seed(seed, seat))
     parallel = isinstance(env, ParallelEnv)
