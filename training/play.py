@@ -38,7 +38,7 @@ def choose(actions: list[int], describe: Callable[[int], str], ask: Callable[[st
         answer = ask("your action> ").strip()
         if answer.lower() in ("q", "quit", "exit"):
             return None
-        if answer.isdigit() and int(answer) in actions:
+        if answer.isascii() and answer.isdigit() and int(answer) in actions:  # isdigit alone takes "²"
             return int(answer)
         say(f"  '{answer}' is not one of the legal actions listed")
 
