@@ -352,12 +352,14 @@ def test_the_metadata_file_named_as_a_checkpoint_is_one_line(tmp_path, capsys):
 
 
 # --- snack-train --backend rllib --address ----------------------------------------------------------------------
-def test_a_malformed_ray_address_is_one_line(tmp_path, capsys):
-    """Ray's ValueError ("Invalid address format") came through as a traceback."""
+@pytest.mark.parametrize("address", ["notanaddress", "127.0.0.1:²"])
+def test_a_malformed_ray_address_is_one_line(tmp_path, capsys, address):
+    """Ray's ValueError ("Invalid address format") came through as a traceback; so did a port of digits that
+    are no int ("²": str.isdigit, int() fails)."""
     pytest.importorskip("ray.rllib")
-    code, _, err = run_main(train, ["--backend", "rllib", "--address", "notanaddress", "--run-dir", str(tmp_path / "run"),
+    code, _, err = run_main(train, ["--backend", "rllib", "--address", address, "--run-dir", str(tmp_path / "run"),
                                     "--set", "timesteps=0"], capsys)
-    assert_one_line(code, err, "snack-train", "--address notanaddress")
+    assert_one_line(code, err, "snack-train", f"--address {address}")
 
 
 def test_a_ray_address_that_nothing_answers_at_is_one_line_at_once(tmp_path, capsys, monkeypatch):

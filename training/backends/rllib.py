@@ -138,7 +138,7 @@ def check_reachable(address: str, timeout_s: float = 10.0) -> None:
     """A ConfigError at once if nothing answers at the HOST:PORT of `address` (also ray://HOST:PORT), where
     Ray itself would retry for minutes before giving up. Other forms ("auto") are left to Ray to judge."""
     host, colon, port = address.removeprefix("ray://").rpartition(":")
-    if not (colon and host and port.isdigit()):
+    if not (colon and host and port.isascii() and port.isdigit()):  # isdigit alone takes "²", no int
         return
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
