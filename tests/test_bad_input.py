@@ -470,6 +470,10 @@ def test_the_solo_env_takes_num_players_1_only_and_draws_pictures():
     with pytest.raises(ConfigError, match=r"num_players=2: SnackTimeSolo-v0 is played by one player "
                                           r"\(snack_time_v0.env\(num_players=...\) plays 1 to 8\)"):
         gymnasium.make("SnackTimeSolo-v0", num_players=2)
+    for count in (True, 1.0):  # each == 1 in Python, neither a player count
+        with pytest.raises(ConfigError, match=rf"num_players={count}: SnackTimeSolo-v0 is played by one player"):
+            gymnasium.make("SnackTimeSolo-v0", num_players=count)
+    gymnasium.make("SnackTimeSolo-v0", num_players=np.int64(1))
     env = gymnasium.make("SnackTimeSolo-v0", num_players=1, render_mode="rgb_array")
     env.reset(seed=0)
     picture = env.render()

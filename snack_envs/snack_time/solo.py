@@ -59,7 +59,8 @@ class SnackTimeSoloEnv(gymnasium.Env):
             raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         if illegal_action not in ("penalize", "raise"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
-        if options.get("num_players", 1) != 1:
+        count = options.get("num_players", 1)
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count != 1:  # True, 1.0 == 1
             raise ConfigError(f"num_players={options['num_players']!r}: {SOLO_ENV_ID} is played by one player "
                               f"(snack_time_v0.env(num_players=...) plays {SnackTime.min_players} to "
                               f"{SnackTime.max_players})")
