@@ -26,7 +26,7 @@ from typing import IO, Any, Callable
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, is_int
 from snack_envs.core.rollout import SeededPolicy
 
 FORMAT = "snack-envs-checkpoint/1"
@@ -156,7 +156,7 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
     if env_name is not None and trained_on != env_name:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, not {env_name}")
     if num_players is not None:  # a Python or numpy integer, as Game.check_num_players takes it
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        if not is_int(num_players):
             raise CheckpointError(f"num_players={num_players!r} is not an int")
         num_players = int(num_players)
     if num_players is not None and num_players not in counts:

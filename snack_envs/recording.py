@@ -42,7 +42,7 @@ import numpy as np
 from snack_envs import extras, specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.env import check_viewer
-from snack_envs.core.game import ConfigError, finite_float
+from snack_envs.core.game import ConfigError, finite_float, is_int
 from snack_envs.core.picture import pillow
 from snack_envs.core.rollout import play
 
@@ -91,8 +91,7 @@ def record_episode(
         policies = {}
     if not isinstance(policies, Mapping):
         raise ConfigError(f"policies must be a dict agent -> policy, got {policies!r}")
-    if max_frames is not None and (isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer))
-                                   or max_frames < 1):
+    if max_frames is not None and not (is_int(max_frames) and max_frames >= 1):
         raise ConfigError(f"max_frames must be a positive int or None, got {max_frames!r}")
     unknown = [a for a in policies if a not in env.possible_agents]
     if unknown:

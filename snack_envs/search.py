@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from snack_envs.core.batched import seed_streams
-from snack_envs.core.game import ConfigError, Game
+from snack_envs.core.game import ConfigError, Game, is_int
 from snack_envs.core.rollout import GamePolicy
 
 # The default budget (samples, first, keep), by the rules' name.
@@ -83,7 +83,7 @@ class SearchPolicy(GamePolicy):
         self.check_num_players(env_name, num_players)
         self.check_env_options(env_name, env_options)
         for name, value in (("samples", samples), ("first", first), ("keep", keep)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+            if value is not None and not is_int(value):
                 raise ConfigError(f"search: {name} must be an int, not {value!r}")
         default = dict(zip(("samples", "first", "keep"), BUDGETS[game]))
         samples = default["samples"] if samples is None else samples

@@ -40,7 +40,7 @@ import numpy as np
 
 from snack_envs.agents import make_policy
 from snack_envs.core.batched import BatchedEnv
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, is_int
 from snack_envs.training.outcomes import match_result, mean_interval
 
 NATIVE = ("random", "heuristic")
@@ -112,8 +112,7 @@ def play_games(
     `games`; both positive ints). Returns each game, in order, as `outcomes.match_result` takes it: `hero_seat`,
     `finished`, `scores` and `winners` (seats) by seat."""
     for name, value in (("games", games), ("num_envs", num_envs)):
-        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-        if not (whole and value >= 1 or value is None and name == "num_envs"):
+        if not (is_int(value) and value >= 1 or value is None and name == "num_envs"):
             raise ConfigError(f"{name} must be a positive int, got {value!r}")
     n = len(lineup)
     num_envs = int(min(games, num_envs or DEFAULT_ENVS))

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed, is_int
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
@@ -230,9 +230,9 @@ class BatchedEnv:
         **options: Any,
     ):
         self.spec = spec = specs.get(env_name)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_int(num_envs) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         for name, value in (("auto_reset", auto_reset), ("final_observations", final_observations)):
             if not isinstance(value, (bool, np.bool_)):
@@ -446,6 +446,6 @@ class BatchedEnv:
         return self.seat_of_agent[self._env_index(i)].tolist()
 
     def _env_index(self, i: int) -> int:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+        if not is_int(i) or not 0 <= i < self.num_envs:
             raise ConfigError(f"env index must be an int in 0..{self.num_envs - 1}, got {i!r}")
         return int(i)

@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float, is_int
 
 REWARD_MODES = ("win", "score", "margin")
 MAX_STEPS_LIMIT = 2**63 - 1  # the most max_steps may be: the batched engine (core/batched.py) counts in int64
@@ -90,7 +90,7 @@ class SnackEnvBase:
             raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         if max_steps is None:
             max_steps = game_cls.default_max_steps(self.num_players)
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        if not is_int(max_steps) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
             raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")

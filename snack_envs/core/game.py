@@ -29,6 +29,11 @@ class ConfigError(ValueError):
     """An unknown keyword or an out-of-range value in an env or game config."""
 
 
+def is_int(value: Any) -> bool:
+    """Whether `value` is a whole number as the project takes one: a Python or numpy int, never a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def action_int(action: Any, owner: str) -> int:
     """`action` as an int if it is one: a Python int, a numpy integer or a 0-d integer array. Anything
     else (a bool, a float, a string, a longer array) is an IllegalActionError, never cast."""
@@ -48,7 +53,7 @@ def check_seed(seed: Any, owner: str) -> int | None:
     """`seed` as an int if it is None or a non-negative integer (Python or numpy), else a ConfigError."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise ConfigError(f"{owner}: seed must be a non-negative int or None, got {seed!r}")
     return int(seed)
 
@@ -306,7 +311,7 @@ class Game:
 
     @classmethod
     def check_num_players(cls, num_players: Any) -> int:
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        if not is_int(num_players):
             raise ConfigError(f"num_players must be an int, got {num_players!r}")
         if not cls.min_players <= num_players <= cls.max_players:
             raise ConfigError(

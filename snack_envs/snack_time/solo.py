@@ -37,6 +37,7 @@ from snack_envs.core.game import (
     check_reset_options,
     check_seed,
     finite_float,
+    is_int,
 )
 from snack_envs.snack_time.observation import LAYOUT, SnackTimeEncoder
 from snack_envs.snack_time.rules import NUM_ACTIONS, SnackTime
@@ -60,7 +61,7 @@ class SnackTimeSoloEnv(gymnasium.Env):
         if illegal_action not in ("penalize", "raise"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not one of ['penalize', 'raise']")
         count = options.get("num_players", 1)
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count != 1:  # True, 1.0 == 1
+        if not is_int(count) or count != 1:  # True, 1.0 == 1
             raise ConfigError(f"num_players={options['num_players']!r}: {SOLO_ENV_ID} is played by one player "
                               f"(snack_time_v0.env(num_players=...) plays {SnackTime.min_players} to "
                               f"{SnackTime.max_players})")
