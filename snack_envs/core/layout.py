@@ -41,14 +41,21 @@ class ObservationLayout:
 
     def pack(self, values: dict[str, list | np.ndarray]) -> np.ndarray:
         """Build the vector from a dict of field name -> values (missing fields are zeros)."""
+        unknown = [name for name in values if name not in self.slices]
+        if unknown:
+            raise ValueError(f"no observation field named {unknown[0]!r}; the fields are {list(self.slices)}")
         out = np.zeros(self.size, self.dtype)
         for name, value in values.items():
             out[self.slices[name]] = value
         return out
 
     def unpack(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """Split a vector back into its named fields."""
-        return {name: obs[s] for name, s in self.slices.items()}
+        """Split a vector, or a batch of them ([..., size]), back into its named fields (views, no copies)."""
+        obs = np.asarray(obs)
+        if obs.ndim == 0 or obs.shape[-1] != self.size:
+            raise ValueError(f"an observation of this layout has {self.size} entries in its last axis; "
+                             f"got one of shape {obs.shape}")
+        return {name: obs[..., s] for name, s in self.slices.items()}
 
     def markdown(self) -> str:
         rows = ["| slice | field | size | range | meaning |", "|---|---|---|---|---|"]
