@@ -2,7 +2,9 @@
 
 A policy is any object with `act(observation, action_mask) -> int` (the two
 arrays of an env's observation dict) and `reset(seed)` (called at the start of
-each game, so stochastic policies are reproducible). `make_policy(spec, ...)`
+each game, so stochastic policies are reproducible). The policies here take one
+position at a time: a batch, a vector of another game's size or a mask that
+allows nothing is a ValueError naming it (`core.rollout.check_position`). `make_policy(spec, ...)`
 builds one from a short spec: "random", "heuristic", "lookahead" (`snack_envs.lookahead`: it
 plays from the env's game, not the observation; see `uses_game`), "search" (Snack Time and Snack
 Wars: `snack_envs.search`, also from the game), a checkpoint `.zip` (Stable-Baselines3) or an

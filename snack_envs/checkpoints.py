@@ -27,7 +27,7 @@ import numpy as np
 
 from snack_envs import extras, specs
 from snack_envs.core.game import ConfigError, is_int
-from snack_envs.core.rollout import SeededPolicy
+from snack_envs.core.rollout import SeededPolicy, check_position
 
 FORMAT = "snack-envs-checkpoint/1"
 RLLIB_RUN_FORMAT = "snack-envs-rllib-checkpoint/1"  # what `snack-train --backend rllib` writes beside <run>/final
@@ -205,7 +205,11 @@ def masked_sample(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Ge
 class LogitsPolicy(SeededPolicy):
     """A policy that scores the actions with logits (`logits(observation, action_mask)`): deterministic,
     the best legal action; otherwise one drawn from the masked softmax by its own generator, which
-    `reset(seed)` reseeds, so that a seeded game replays alike (the `Policy` contract)."""
+    `reset(seed)` reseeds, so that a seeded game replays alike (the `Policy` contract). `act` refuses an
+    observation or mask whose size is not `observation_size` or `num_actions` (where a subclass knows them)."""
+
+    observation_size: int | None = None
+    num_actions: int | None = None
 
     def __init__(self, name: str, deterministic: bool = True, seed: int | None = None):
         if not isinstance(deterministic, (bool, np.bool_)):
@@ -222,8 +226,8 @@ class LogitsPolicy(SeededPolicy):
         return int(legal[np.argmax(self.logits(observation, action_mask)[legal])])
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        if not np.any(action_mask):
-            raise ValueError(f"{self.name}: the action mask allows no action (an agent that is done steps with None)")
+        observation, action_mask = check_position(self.name, observation, action_mask, self.observation_size,
+                                                  self.num_actions)
         if self.deterministic:
             return self.best(observation, action_mask)
         return masked_sample(self.logits(observation, action_mask), action_mask, self.rng)
@@ -235,6 +239,8 @@ class CheckpointPolicy(LogitsPolicy):
     def __init__(self, model, name: str, deterministic: bool = True, seed: int | None = None):
         super().__init__(name, deterministic, seed)
         self.model = model
+        self.observation_size = int(model.observation_space.shape[0])
+        self.num_actions = int(model.action_space.n)
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         import torch

@@ -549,3 +549,34 @@ def test_the_search_budget_is_whole_numbers(budget):
         with pytest.raises(ConfigError, match=rf"search: {budget} must be an int, not {re.escape(repr(value))}"):
             SearchPolicy("snack_wars_v0", 2, **{budget: value})
     assert getattr(SearchPolicy("snack_wars_v0", 2, samples=8, first=4, keep=2), budget) in (8, 4, 2)
+
+
+# The Policy contract's act(observation, action_mask): one position of the policy's game, with a legal action.
+def _first_position(name):
+    env = snack_envs.make(name)
+    env.reset(seed=1)
+    position = env.observe(env.agent_selection)
+    return position["observation"], position["action_mask"]
+
+
+@pytest.mark.parametrize("name", snack_envs.ENV_NAMES)
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+def test_a_policy_refuses_a_position_it_cannot_read(name, spec):
+    """A batch, a vector of another size, or a mask allowing nothing is a ValueError naming it (the heuristics
+    failed in an IndexError or AttributeError, or Speed Snacks' played action 0 on an empty mask)."""
+    from snack_envs.agents import make_policy
+
+    policy = make_policy(spec, name, 2, seed=0)
+    obs, mask = _first_position(name)
+    sized = spec != "random"  # the random policy plays any game: it knows no sizes
+    cases = [((obs[None], mask[None]), r"an observation must have (shape \(\d+,\)|one axis); got shape \(1, \d+\) "
+                                       r"\(one position is asked for, not a batch\)"),
+             ((obs, np.zeros_like(mask)), "the action mask allows no action")]
+    if sized:
+        cases += [((obs[:-1], mask), rf"an observation must have shape \({len(obs)},\); got shape \({len(obs) - 1},\)$"),
+                  ((obs, np.r_[mask, 1]), rf"an action mask must have shape \({len(mask)},\); got shape \({len(mask) + 1},\)$")]
+    for (observation, action_mask), message in cases:
+        with pytest.raises(ValueError, match=message):
+            policy.act(observation, action_mask)
+    action = policy.act(list(obs), list(mask))  # lists are arrays to it
+    assert mask[action]

@@ -386,6 +386,7 @@ class RLModulePolicy(LogitsPolicy):
     def __init__(self, module: RLModule, name: str = "rllib", deterministic: bool = True, seed: int | None = None):
         super().__init__(name, deterministic, seed)
         self.module = module
+        self.observation_size, self.num_actions = module_sizes(module)
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         obs = {
@@ -395,6 +396,17 @@ class RLModulePolicy(LogitsPolicy):
         with torch.no_grad():
             out = self.module.forward_inference({Columns.OBS: obs})
         return out[Columns.ACTION_DIST_INPUTS][0].double().numpy()
+
+
+def module_sizes(module: RLModule) -> tuple[int | None, int | None]:
+    """A module's observation vector size and action count, each None where its spaces do not say."""
+    obs_space = module.observation_space
+    if isinstance(obs_space, gymnasium.spaces.Dict):
+        obs_space = obs_space[MaskedPPOTorchRLModule.OBS_KEY]
+    shape = getattr(obs_space, "shape", None)
+    num_actions = getattr(module.action_space, "n", None)
+    return (int(shape[0]) if shape is not None and len(shape) == 1 else None,
+            int(num_actions) if num_actions is not None else None)
 
 
 def module_path(checkpoint: str | Path, module_id: str = LEARNER) -> Path:
@@ -431,12 +443,7 @@ def load_policy(
         if facts is None and env_name is not None:  # no metadata: the env at the asked (or its default) player count
             facts = env_facts(env_name, num_players or len(specs.get(env_name).raw_env().possible_agents))
         if facts is not None:
-            obs_space = module.observation_space
-            if isinstance(obs_space, gymnasium.spaces.Dict):
-                obs_space = obs_space[MaskedPPOTorchRLModule.OBS_KEY]
-            shape = getattr(obs_space, "shape", None)
-            check_network(int(shape[0]) if shape is not None and len(shape) == 1 else None,
-                          getattr(module.action_space, "n", None), facts)
+            check_network(*module_sizes(module), facts)
     except CheckpointError as error:
         raise CheckpointError(f"{path}: {error}") from None
     module.eval()

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from snack_envs.core.rollout import check_position
 from snack_envs.snack_rabbits.components import FENCES, NUM_FENCES, NUM_KINDS, VALUES
 from snack_envs.snack_rabbits.observation import LAYOUT
-from snack_envs.snack_rabbits.rules import DICE_CHOICES, MAX_PLAYERS, STOP, TAKE_FROM
+from snack_envs.snack_rabbits.rules import DICE_CHOICES, MAX_PLAYERS, NUM_ACTIONS, STOP, TAKE_FROM
 
 DIE_COST = 0.5  # points a white die is worth to keep
 STOP_VALUE = 3.0  # points a stop (one more die) is worth before Farmer Brown
@@ -48,6 +49,8 @@ class HeuristicPolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation, action_mask = check_position("Snack Rabbits heuristic", observation, action_mask, LAYOUT.size,
+                                                  NUM_ACTIONS)
         values = observation.astype(int).tolist()
         o = {name: values[part] for name, part in LAYOUT.slices.items()}
         mask = action_mask.tolist()

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from snack_envs.core.rollout import check_position
 from snack_envs.snack_time.components import (
     BADGE,
     CREATURE_CELLS,
@@ -64,7 +65,7 @@ from snack_envs.snack_time.components import (
     W,
 )
 from snack_envs.snack_time.observation import CREATURE_FEATURES, LAYOUT
-from snack_envs.snack_time.actions import DAMAGE_BASE, ENTRANCE_BASE, PIPE_BASE, TRAIT_BASE
+from snack_envs.snack_time.actions import DAMAGE_BASE, ENTRANCE_BASE, NUM_ACTIONS, PIPE_BASE, TRAIT_BASE
 
 SLICES = LAYOUT.slices
 ROW = SLICES["row"].start
@@ -107,6 +108,8 @@ class HeuristicPolicy:
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """Every legal action the heuristic rates best, in action order; `act` plays the first. (Most pipe
         decisions have several: equally good cells far from every network, mirror-image pieces.)"""
+        observation, action_mask = check_position("Snack Time heuristic", observation, action_mask, LAYOUT.size,
+                                                  NUM_ACTIONS)
         legal = np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
             return legal

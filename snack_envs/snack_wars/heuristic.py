@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from snack_envs.core.rollout import check_position
 from snack_envs.snack_wars.components import (
     COLLECTION_SIZE,
     FAMILY_OF,
@@ -110,6 +111,8 @@ class HeuristicPolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation, action_mask = check_position("Snack Wars heuristic", observation, action_mask, LAYOUT.size,
+                                                  NUM_ACTIONS)
         mask = action_mask.tolist()
         legal = [a for a in range(NUM_ACTIONS) if mask[a]]
         if len(legal) == 1:

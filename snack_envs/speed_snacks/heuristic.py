@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from snack_envs.core.rollout import check_position
 from snack_envs.speed_snacks.components import (
     COCKROACH,
     HURRY_UP,
@@ -132,6 +133,8 @@ class HeuristicPolicy:
         self.last_drew = False  # whether my last action drew a card
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation, action_mask = check_position("Speed Snacks heuristic", observation, action_mask, LAYOUT.size,
+                                                  NUM_ACTIONS)
         values = observation.astype(int).tolist()
         o = {name: values[part] for name, part in SLICES}
         hand = one_hot_index(o["hand"])

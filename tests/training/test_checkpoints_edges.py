@@ -303,6 +303,22 @@ def test_a_logits_policy_plays_its_best_legal_action_every_time_by_default_and_r
         FixedLogits("fixed", deterministic=False).act(np.zeros(2), np.zeros(4))
 
 
+def test_a_logits_policy_refuses_a_position_of_another_size_where_it_knows_its_sizes():
+    """A checkpoint's policy knows its network's sizes: a vector or mask of another size, or a batch, is a
+    ValueError naming the shapes (it failed inside SB3 or torch: 'shape [1, 49] is invalid for input of size 48')."""
+    sized = FixedLogits("fixed")
+    sized.observation_size, sized.num_actions = 2, 4
+    with pytest.raises(ValueError, match=r"^fixed: an observation must have shape \(2,\); got shape \(3,\)$"):
+        sized.act(np.zeros(3), np.ones(4))
+    with pytest.raises(ValueError, match=r"^fixed: an action mask must have shape \(4,\); got shape \(1, 4\) \(one pos"):
+        sized.act(np.zeros(2), np.ones((1, 4)))
+    assert FixedLogits("fixed").act(np.zeros(7), np.ones(4)) == 0  # sizes unknown: only one position is checked
+    policy = checkpoints.load_policy(CHECKPOINTS / "snack_rabbits_v0.zip", "snack_rabbits_v0", 2)
+    assert (policy.observation_size, policy.num_actions) == (85, 49)
+    with pytest.raises(ValueError, match=r"an action mask must have shape \(49,\); got shape \(48,\)"):
+        policy.act(np.zeros(85), np.ones(48))
+
+
 def test_a_sampling_logits_policy_is_reseeded_by_reset_with_a_seed_and_left_alone_by_reset_without_one():
     mask = np.array([0, 1, 1, 1])
 
