@@ -303,7 +303,7 @@ class BatchedEnv:
             raise IllegalActionError("call reset() before step()")
         B, n = self.num_envs, self.num_players
         given = _check_int_array("actions", actions, self._shape)  # by agent (simultaneous) or the acting agent's
-        live = self.live if envs is None else self.live & np.asarray(envs, np.bool_)
+        live = self._live_among(envs)
         if first_illegal(given.reshape(B, -1), self._mask.reshape(B, -1, self.num_actions), live) >= 0:
             self._refuse(given, live)
         # The kernel takes actions by seat: seat s of env b holds agent agent_of_seat[b, s].
@@ -401,7 +401,7 @@ class BatchedEnv:
         bot must be."""
         if not self._started:
             raise IllegalActionError("call reset() before heuristic_actions()")
-        which = self.live if envs is None else self.live & np.asarray(envs, np.bool_)
+        which = self._live_among(envs)
         kernel = self.kernel
         if hasattr(kernel, "heuristic_act"):  # a bot with memory, one per env and agent row
             return kernel.heuristic_act(self._obs, self._mask, which)
@@ -444,6 +444,17 @@ class BatchedEnv:
     def agent_seats(self, i: int) -> list[int]:
         """Env i's seat of each agent."""
         return self.seat_of_agent[self._env_index(i)].tolist()
+
+    def _live_among(self, envs: Any) -> np.ndarray:
+        """The live envs among `envs` (bool [B]; None: all), refusing anything else: an array of env
+        indices read as bools would pick other envs."""
+        if envs is None:
+            return self.live
+        array = np.asarray(envs)
+        if array.dtype != np.bool_ or array.shape != (self.num_envs,):
+            raise IllegalActionError(f"envs must be a bool array of shape ({self.num_envs},) (True: that env), "
+                                     f"got dtype {array.dtype} and shape {array.shape}")
+        return self.live & array
 
     def _env_index(self, i: int) -> int:
         if not is_int(i) or not 0 <= i < self.num_envs:

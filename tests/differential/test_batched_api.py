@@ -78,7 +78,15 @@ def test_bad_input_is_a_clear_error_that_changes_nothing(name):
         bad[2, 0] = illegal
     with pytest.raises(IllegalActionError, match=rf"env 2: action {illegal} is illegal for player_\d \(seat \d\); legal actions: "):
         venv.step(bad)
+    # envs picks envs by a bool per env: env indices (read as bools they pick other envs), 0/1s, a short or
+    # nested array or a string are refused, by step and heuristic_actions alike
+    for envs in (np.array([0, 1, 2, 3]), np.array([1, 0, 1, 1]), [True, False], np.ones((4, 1), bool), "yes"):
+        for call in (lambda: venv.step(actions, envs=envs), lambda: venv.heuristic_actions(envs=envs)):  # noqa: B023
+            with pytest.raises(IllegalActionError, match=r"envs must be a bool array of shape \(4,\) \(True: that env\), "
+                                                         r"got dtype \S+ and shape \("):
+                call()
     assert [json.dumps(venv.export(i).to_dict()["state"], sort_keys=True) for i in range(4)] == before
+    assert venv.steps.tolist() == [0, 0, 0, 0]
     with pytest.raises(ConfigError, match="env index"):
         venv.export(4)
 
