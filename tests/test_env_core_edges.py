@@ -440,10 +440,31 @@ def test_the_public_env_asserts_an_action_outside_the_action_space(name):
     env = env_module(name).env()
     env.reset(seed=0)
     before = env.unwrapped.state_dict()
-    for out_of_range in (env.unwrapped.num_actions, -1):
+    for out_of_range in (env.unwrapped.num_actions, -1, 10**20):  # 10**20 overflowed gymnasium's contains
         with pytest.raises(AssertionError, match="action is not in action space"):
             env.step(out_of_range)
     assert env.unwrapped.state_dict() == before
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_the_public_env_refuses_a_bool_as_raw_env_does_whether_or_not_its_int_is_legal(name):
+    """True is 1 to gymnasium's Discrete but no action to the game: an IllegalActionError, nothing changed; it
+    was stepped as action 1 where 1 was legal, and was an illegal move ending the game with -1 where not."""
+    tried = 0
+    for legal_one in (True, False):  # Snack Rabbits' first turn never allows action 1
+        env = env_module(name).env()
+        for seed in range(200):
+            env.reset(seed=seed)
+            if bool(env.observe(env.agent_selection)["action_mask"][1]) is legal_one:
+                break
+        else:
+            continue
+        tried += 1
+        before = env.unwrapped.state_dict()
+        with pytest.raises(IllegalActionError, match="an action must be an int .* got True of type bool"):
+            env.step(True)
+        assert env.unwrapped.state_dict() == before and not any(env.terminations.values())
+    assert tried
 
 
 @pytest.mark.parametrize("name", TURN_BASED)

@@ -26,7 +26,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from snack_envs import speed_snacks_v1
 from snack_envs.core import picture
-from snack_envs.core.game import ConfigError
+from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.speed_snacks.rules import WAIT
 from tests.helpers import random_joint
 
@@ -99,6 +99,36 @@ def test_the_public_parallel_env_asserts_on_a_non_integer_action_and_changes_not
     before = frozen(env.unwrapped)
     with pytest.raises(AssertionError, match="action is not in action space"):
         env.step({a: action for a in env.agents})
+    assert frozen(env.unwrapped) == before and env.unwrapped.num_steps == 0
+
+
+@pytest.mark.parametrize("action", ["0", None, -1, 10**20, 0.0, np.array([WAIT])])
+def test_the_aec_view_of_the_public_env_asserts_when_the_agent_steps_and_queues_nothing(action):
+    """Outside the action space, the first agent's action fails its assertion at its own step, as in the
+    turn-based env(); it was queued and failed at the tick's last step, blaming the agent stepping then,
+    and stayed queued, so that every later step of the tick failed again."""
+    env = speed_snacks_v1.env()
+    env.reset(seed=0)
+    first = env.agent_selection
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(action)
+    assert env.agent_selection == first
+    for agent in env.possible_agents:  # the tick goes on with legal actions
+        assert env.agent_selection == agent
+        env.step(WAIT)
+    assert env.unwrapped.num_steps == 1 and not any(env.terminations.values())
+
+
+@pytest.mark.parametrize("public", [True, False])
+def test_a_bool_is_no_action_in_the_parallel_env_even_where_its_int_is_legal(public):
+    """False is WAIT (0) to gymnasium's Discrete but no action to the game: an IllegalActionError before any
+    change, as raw_env() gives; True was an illegal move ending the episode, False a late IllegalActionError."""
+    env = speed_snacks_v1.parallel_env() if public else speed_snacks_v1.raw_env().unwrapped
+    env.reset(seed=0)
+    before = frozen(env.unwrapped)
+    for flag in (True, False, np.bool_(False)):
+        with pytest.raises(IllegalActionError, match=r"an action must be an int .* got (np\.)?(True|False)"):
+            env.step({agent: flag for agent in env.agents})
     assert frozen(env.unwrapped) == before and env.unwrapped.num_steps == 0
 
 

@@ -453,6 +453,20 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         self._skip_agent_selection = None
 
 
+def assert_in_action_space(raw: "SnackEnvBase", agent: str, action: Any) -> None:
+    """The public envs' out-of-bounds check, PettingZoo's: an AssertionError for an action outside `agent`'s
+    action space, with gymnasium's `Discrete.contains` spelt out for ints, which it also makes quicker: an int
+    of any size is compared, not converted (10**20 raised OverflowError). A bool, an int to `Discrete` but no
+    action to the game, is the game's IllegalActionError, as in `raw_env()`, whether or not 0 or 1 is legal."""
+    if isinstance(action, (bool, np.bool_)):
+        raw.game.check_action(action, raw.agent_seats[agent])
+    if isinstance(action, (int, np.integer)):
+        in_space = 0 <= action < raw.num_actions
+    else:
+        in_space = action is not None and raw.action_spaces[agent].contains(action)
+    assert in_space, "action is not in action space"
+
+
 def check_viewer(viewer: str | None, agents: list[str]) -> None:
     """A viewer to draw the table for is one of `agents`, or None (the spectator); else a ConfigError."""
     if viewer is not None and viewer not in agents:
@@ -540,7 +554,7 @@ class StandardAECWrapper(DirectForwarding, wrappers.OrderEnforcingWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             raw.step(action)
             return
-        assert action is not None and raw.action_spaces[agent].contains(action), "action is not in action space"
+        assert_in_action_space(raw, agent, action)
         if raw.game.legal_actions(raw.agent_seats[agent]).count(int(action)):
             raw.step(action)
             return
@@ -559,5 +573,5 @@ def wrap_aec(env: TurnBasedEnv) -> AECEnv:
     return StandardAECWrapper(env)
 
 
-__all__ = ["StandardAECWrapper", "TurnBasedEnv", "SnackEnvBase", "check_viewer", "wrap_aec", "final_rewards", "IllegalActionError",
+__all__ = ["StandardAECWrapper", "TurnBasedEnv", "SnackEnvBase", "assert_in_action_space", "check_viewer", "wrap_aec", "final_rewards", "IllegalActionError",
            "ConfigError"]

@@ -31,7 +31,7 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import BaseParallelWrapper, OrderEnforcingWrapper
 
-from snack_envs.core.env import DirectForwarding, SnackEnvBase, final_rewards
+from snack_envs.core.env import DirectForwarding, SnackEnvBase, assert_in_action_space, final_rewards
 from snack_envs.core.game import ConfigError, IllegalActionError, SimultaneousGame, finite_float
 
 
@@ -189,11 +189,7 @@ class StandardParallelWrapper(BaseParallelWrapper):
         offenders = []
         for seat, action in by_seat.items():
             agent = raw.seat_agents[seat]
-            if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-                in_space = 0 <= action < raw.num_actions  # Discrete(n).contains, without its overhead
-            else:
-                in_space = action is not None and raw.action_spaces[agent].contains(action)
-            assert in_space, "action is not in action space"
+            assert_in_action_space(raw, agent, action)
             if not game.legal_actions(seat).count(int(action)):
                 offenders.append(agent)
         if not offenders:
@@ -222,6 +218,9 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         # IllegalActionError as the turn-based raw envs do; over the public env (`env()`), PettingZoo's order
         # checks answer, and StandardParallelWrapper ends the episode at the end of a tick with an illegal action.
         self._raw_order_errors = isinstance(par_env, SimultaneousEnv)
+        # Over the public env, an action outside the space fails its assertion when its agent steps, as in the
+        # turn-based env(): queued, it failed only at the tick's last step, and stayed queued.
+        self._space_checked = isinstance(par_env, StandardParallelWrapper)
         self._follow_snapshots()
 
     def step(self, action) -> None:
@@ -241,6 +240,9 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
             if not (view.terminations[agent] or view.truncations[agent]):
                 # Refused now, with nothing queued: every action of a tick is checked against the same state.
                 raw.game.check_action(action, raw.agent_seats[agent])
+        elif self._space_checked and self._has_reset and view.agents and not (
+                view.terminations[view.agent_selection] or view.truncations[view.agent_selection]):
+            assert_in_action_space(self._raw, view.agent_selection, action)
         super().step(action)
 
     def _start_from_snapshot(self) -> None:
