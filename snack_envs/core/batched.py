@@ -192,7 +192,9 @@ def final_rewards(scores: np.ndarray, winners: np.ndarray, mode: str, score_rang
     return np.where(everyone, 0.0, np.where(winners, 1.0, -1.0))
 
 
-def _check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+def check_int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """`value` as a fresh int64 array, if it is an integer array of `shape`; else an IllegalActionError
+    naming `name` (a float array is not truncated, nor a list of strings parsed)."""
     array = np.asarray(value)
     if array.dtype.kind not in "iu":
         raise IllegalActionError(f"{name} must be an integer array of shape {shape}, got dtype {array.dtype}")
@@ -302,7 +304,7 @@ class BatchedEnv:
         if not self._started:
             raise IllegalActionError("call reset() before step()")
         B, n = self.num_envs, self.num_players
-        given = _check_int_array("actions", actions, self._shape)  # by agent (simultaneous) or the acting agent's
+        given = check_int_array("actions", actions, self._shape)  # by agent (simultaneous) or the acting agent's
         live = self._live_among(envs)
         if first_illegal(given.reshape(B, -1), self._mask.reshape(B, -1, self.num_actions), live) >= 0:
             self._refuse(given, live)

@@ -34,7 +34,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
 from snack_envs import specs
-from snack_envs.core.batched import BatchedEnv
+from snack_envs.core.batched import BatchedEnv, check_int_array
 from snack_envs.core.game import check_seed
 from snack_envs.opponents import OpponentMix
 
@@ -199,7 +199,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         return self._learner_obs()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, np.int64)
+        self._actions = check_int_array("actions", actions, (self.num_envs,))  # the learner's, one per env
 
     def step_wait(self):
         rewards = np.zeros(self.num_envs)

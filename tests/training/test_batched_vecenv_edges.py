@@ -265,3 +265,20 @@ def test_a_solo_game_is_the_learner_alone_moving_at_every_step():
             steps[i] = 0
             ended += 1
     assert ended >= 4
+
+
+def test_the_learners_actions_must_be_one_int_per_env_and_change_nothing_otherwise():
+    """Floats were truncated (0.7 played 0) and strings parsed; a short array failed in numpy's broadcasting.
+    Each is an IllegalActionError naming the actions, and the envs step on afterwards as if never asked."""
+    from snack_envs.core.game import IllegalActionError
+
+    vec, twin = make(), make()
+    vec.reset(), twin.reset()
+    actions = legal(vec.action_masks(), np.random.default_rng(0))
+    for bad, message in ((actions + 0.7, "must be an integer array of shape \\(4,\\), got dtype float64"),
+                         (actions.astype(str), "must be an integer array of shape \\(4,\\), got dtype <U"),
+                         (actions[:2], "must have shape \\(4,\\), got \\(2,\\)")):
+        with pytest.raises(IllegalActionError, match="^actions " + message):
+            vec.step(bad)
+    stepped, twin_stepped = vec.step(actions.astype(np.uint8)), twin.step(actions)
+    assert np.array_equal(stepped[0], twin_stepped[0]) and np.array_equal(stepped[1], twin_stepped[1])
