@@ -3,7 +3,7 @@ class, the player-count, option and reset-option checks, and the Spec classes th
 
 - a game made without a player count has its default; a count that is no int is refused, a numpy int taken;
 - an int or numpy float passed to a float option is that Python float (NaN refused), a numpy int passed
-  to an int option a Python int;
+  to an int option a Python int, a numpy bool to a bool option (or `shuffle_seats`) a Python bool;
 - `check_reset_options` gives the options as a dict;
 - `Game.from_dict` refuses, naming the field, a player count or rng state that cannot be, a current_player past the last seat, an int field holding a
   float or bool, a number field holding NaN, a one-of field an unhashable or unknown value, a list of the
@@ -24,6 +24,7 @@ import json
 import numpy as np
 import pytest
 
+import snack_envs
 from snack_envs.core.game import (
     PLACEHOLDER_RNG_STATE,
     ConfigError,
@@ -109,6 +110,22 @@ def test_a_float_option_refuses_nan(value):
 def test_a_float_option_refuses_a_bool_or_a_string(value):
     with pytest.raises(ConfigError, match=r"speed_0=.* must be of type float"):
         fresh(SpeedSnacks, speed_0=value)
+
+
+@pytest.mark.parametrize("flag", [np.True_, np.False_])
+def test_a_bool_option_and_shuffle_seats_take_a_numpy_bool_as_a_python_bool(flag):
+    """As numpy ints and floats are taken (a sweep's values often are numpy's); they were refused."""
+    game = fresh(SpeedSnacks, menu=flag)
+    assert game.config["menu"] is bool(flag)
+    json.dumps(game.to_dict())
+    env = snack_envs.make("snack_wars_v0", shuffle_seats=flag)
+    assert env.unwrapped.shuffle_seats is bool(flag)
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None])
+def test_a_bool_option_refuses_what_is_not_a_bool(value):
+    with pytest.raises(ConfigError, match=r"menu=.* must be of type bool"):
+        fresh(SpeedSnacks, menu=value)
 
 
 # --- reset options ---------------------------------------------------------------------------------------

@@ -247,7 +247,7 @@ class BatchedEnv:
         self.num_players = n = probe.num_players
         self.reward_mode = reward
         self.max_steps = probe.max_steps
-        self.shuffle_seats = shuffle_seats
+        self.shuffle_seats = bool(shuffle_seats)
         self.simultaneous = spec.simultaneous
         self.game_class: type[Game] = spec.rules_class
         # The options as the game takes them (by seat) with every agent in its own seat; a kernel with

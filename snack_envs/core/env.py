@@ -94,7 +94,7 @@ class SnackEnvBase:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
             raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")
-        if not isinstance(shuffle_seats, bool):
+        if not isinstance(shuffle_seats, (bool, np.bool_)):
             raise ConfigError(f"shuffle_seats must be a bool, got {shuffle_seats!r}")
         # Probe the options once, so a bad value fails here and not at reset.
         probe = game_cls(self.num_players, np.random.default_rng(0), **options)
@@ -102,7 +102,7 @@ class SnackEnvBase:
         self.reward_mode = reward
         self.render_mode = render_mode
         self.max_steps = int(max_steps)
-        self.shuffle_seats = shuffle_seats
+        self.shuffle_seats = bool(shuffle_seats)
         self.num_actions = probe.num_actions
         self.encoder = self.encoder_class(self.num_players, probe.config)
         layout = self.encoder.layout

@@ -99,6 +99,8 @@ class Option:
             value = float(value)  # a plain float, as a state's JSON holds it
         if kind is int and isinstance(value, np.integer):
             value = int(value)
+        if kind is bool and isinstance(value, np.bool_):
+            value = bool(value)
         if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
             raise ConfigError(f"{name}={value!r} must be of type {getattr(kind, '__name__', kind)}")
         if kind is float and value != value:  # NaN passes any range check
