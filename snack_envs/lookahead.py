@@ -219,6 +219,7 @@ class LookaheadPolicy(GamePolicy):
 
     def act_game(self, game: Game, seat: int) -> int:
         """The action for `seat` in `game` (left unchanged): the best legal one by `action_values`."""
+        self.check_game(game, seat)
         legal = game.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
@@ -231,6 +232,7 @@ class LookaheadPolicy(GamePolicy):
         """The value of each legal action of `seat` (in `legal_actions` order): the sum over the tries of
         the evaluation after the step. `grouped=False` scores every action even where `GROUPS` says it
         need not (for checking the groups)."""
+        self.check_game(game, seat)
         legal = game.legal_actions(seat)
         if not legal:
             raise ValueError(f"seat {seat} has no legal action now")

@@ -101,6 +101,7 @@ class SearchPolicy(GamePolicy):
 
     def act_game(self, game: Game, seat: int) -> int:
         """The action for `seat` in `game` (left unchanged): the legal one with the best mean playout."""
+        self.check_game(game, seat)
         legal = game.legal_actions(seat)
         if not legal:
             raise ValueError(f"seat {seat} has no legal action now")
@@ -112,6 +113,7 @@ class SearchPolicy(GamePolicy):
     def best_actions(self, game: Game, seat: int) -> list[int]:
         """The legal actions of `seat` that share the best mean playout (`act_game` plays the first): a
         teacher's label for imitation (`training.imitate`), where the search is indifferent among them."""
+        self.check_game(game, seat)
         legal = game.legal_actions(seat)
         if len(legal) == 1:
             return legal
@@ -121,6 +123,7 @@ class SearchPolicy(GamePolicy):
     def action_values(self, game: Game, seat: int) -> np.ndarray:
         """The mean playout outcome of each legal action of `seat` (in `legal_actions` order); an action
         dropped after the first round of playouts keeps its mean over those."""
+        self.check_game(game, seat)
         legal = np.asarray(game.legal_actions(seat), np.int64)
         root = self._root(game)
         streams = seed_streams(int(self.rng.integers(2**62)), self.samples)  # playout k's chance: row k
@@ -139,9 +142,6 @@ class SearchPolicy(GamePolicy):
 
     def _root(self, game: Game):
         """`game` in a one-game kernel, without the chance its kernel drew ahead (a playout draws its own)."""
-        if game.num_players != self.num_players:
-            raise ConfigError(f"search: this bot was made for {self.num_players} players, the game has "
-                              f"{game.num_players}")
         root = self.kernel_class(1, game.num_players, game.config)
         root.load(0, game)
         root.forget_chance(0)

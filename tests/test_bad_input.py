@@ -580,3 +580,28 @@ def test_a_policy_refuses_a_position_it_cannot_read(name, spec):
             policy.act(observation, action_mask)
     action = policy.act(list(obs), list(mask))  # lists are arrays to it
     assert mask[action]
+
+
+@pytest.mark.parametrize("spec", ["lookahead", "search"])
+def test_a_bot_playing_from_the_game_refuses_a_game_or_seat_it_cannot_play(spec):
+    """Another game, another player count than it was made for, or a seat that is no int of the game is a
+    ConfigError naming it, in act_game and action_values alike (they failed in IndexError, KeyError or
+    AttributeError deep in the bot, the lookahead played a 3-player game it was not made for, and a seat
+    '0' read 'seat 0 has no legal action now')."""
+    from snack_envs.agents import make_policy
+
+    bot = make_policy(spec, "snack_wars_v0", 2, seed=0, **({"samples": 2} if spec == "search" else {}))
+    wars, rabbits = specs.get("snack_wars_v0").rules_class, specs.get("snack_rabbits_v0").rules_class
+    game, three = wars(2, np.random.default_rng(0)), wars(3, np.random.default_rng(0))
+    cases = [(rabbits(2, np.random.default_rng(0)), 0, r"this bot plays SnackWars \(snack_wars_v0\); the game "
+                                                              r"given is a SnackRabbits$"),
+             ("position", 0, r"this bot plays SnackWars \(snack_wars_v0\); the game given is a str$"),
+             (three, three.current_player, "this bot was made for 2 players, the game has 3$"),
+             (game, "0", r"seat must be an int in 0\.\.1, got '0'$"),
+             (game, 2, r"seat must be an int in 0\.\.1, got 2$"),
+             (game, True, r"seat must be an int in 0\.\.1, got True$")]
+    for position, seat, message in cases:
+        for call in (bot.act_game, bot.action_values):
+            with pytest.raises(ConfigError, match=f"^{spec}: {message}"):
+                call(position, seat)
+    assert game.legal_actions(game.current_player).count(bot.act_game(game, game.current_player))

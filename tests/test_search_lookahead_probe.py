@@ -254,9 +254,9 @@ def test_lookahead_adds_no_win_bonus_solo_and_refuses_a_seat_with_no_legal_actio
 
     rng = np.random.default_rng(4)
     game = SnackTime(1, np.random.default_rng(4))
-    bot = LookaheadPolicy("snack_time_v0", 1, seed=0)
-    with pytest.raises(ValueError, match="no legal action"):
-        bot.action_values(last_pick(2), 1)
+    pair = SnackTime(2, np.random.default_rng(4))
+    with pytest.raises(ValueError, match=f"seat {1 - pair.current_player} has no legal action now"):
+        LookaheadPolicy("snack_time_v0", 2, seed=0).action_values(pair, 1 - pair.current_player)
     while not game.game_over:
         legal = game.legal_actions(0)
         game.apply(legal[int(rng.integers(len(legal)))], 0)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from snack_envs.core.game import check_seed
+from snack_envs.core.game import ConfigError, check_seed, is_int
 
 Watcher = Callable[[Any, "dict[str, int] | None"], "bool | None"]
 
@@ -92,6 +92,21 @@ class GamePolicy(SeededPolicy):
         spec = specs.get(env_name)
         given = {key: value for key, value in env_options.items() if key not in cls.ENV_KEYWORDS}
         return check_options(spec.name, spec.rules_class.options, given)
+
+    def check_game(self, game: Any, seat: Any) -> None:
+        """Refuse a position this bot cannot play, naming it: a game other than its `env_name`'s, one of
+        another player count than it was made for (`num_players`), or a seat that is not an int of the game."""
+        from snack_envs import specs
+
+        rules_class = specs.get(self.env_name).rules_class
+        if not isinstance(game, rules_class):
+            raise ConfigError(f"{self.name}: this bot plays {rules_class.__name__} ({self.env_name}); the game "
+                              f"given is a {type(game).__name__}")
+        if game.num_players != self.num_players:
+            raise ConfigError(f"{self.name}: this bot was made for {self.num_players} players, the game has "
+                              f"{game.num_players}")
+        if not is_int(seat) or not 0 <= seat < game.num_players:
+            raise ConfigError(f"{self.name}: seat must be an int in 0..{game.num_players - 1}, got {seat!r}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         raise TypeError(
