@@ -464,6 +464,27 @@ def test_an_unknown_viewer_is_refused_naming_the_agents(name):
     assert env.unwrapped.render(viewer="player_1")
 
 
+@pytest.mark.parametrize("name", ENVS)
+def test_a_games_text_and_picture_refuse_a_viewer_or_names_that_are_not_its_seats(name):
+    """game.render_text and core.picture.draw_game take a seat (or None) and one name per seat: seat -1 or
+    True drew a seat's view, too few names failed in IndexError, a string was split into names."""
+    pytest.importorskip("PIL")
+    from snack_envs.core.picture import draw_game
+
+    game = specs.get(name).rules_class(2, np.random.default_rng(0))
+    for draw in (lambda **kw: game.render_text(**kw), lambda **kw: draw_game(game, **kw)):
+        for viewer in (-1, 2, True, "0"):
+            with pytest.raises(ConfigError, match=rf"viewer must be a seat in 0\.\.1 or None \(the spectator's view\), "
+                                                  rf"got {re.escape(repr(viewer))}$"):
+                draw(viewer=viewer)
+        for names in (["a"], ["a", "b", "c"], "ab", ["a", 2]):
+            with pytest.raises(ConfigError, match=rf"names must be a list of 2 strings, one per seat, got "
+                                                  rf"{re.escape(repr(names))}$"):
+                draw(names=names)
+        assert draw(viewer=np.int64(1), names=("Ann", "Bo")) is not None
+    assert "Ann" in game.render_text(names=["Ann", "Bo"]) and "seat 0" in game.render_text()
+
+
 def test_the_solo_env_takes_num_players_1_only_and_draws_pictures():
     import snack_envs.snack_time_v0  # noqa: F401  (registers the id)
 

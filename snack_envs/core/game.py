@@ -454,6 +454,20 @@ class Game:
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         raise NotImplementedError
 
+    def view_names(self, viewer: Any = None, names: Any = None) -> list[str]:
+        """The seat names a picture or text shows: `names`, else "seat 0", "seat 1"...; first checks
+        `viewer` (a seat, or None for the spectator) and `names` (one string per seat), a ConfigError
+        naming either otherwise (seat -1 drew the last seat's view, and too few names failed in IndexError)."""
+        n = self.num_players
+        if viewer is not None and (not is_int(viewer) or not 0 <= viewer < n):
+            raise ConfigError(f"viewer must be a seat in 0..{n - 1} or None (the spectator's view), got {viewer!r}")
+        if names is None:
+            return [f"seat {p}" for p in range(n)]
+        if isinstance(names, str) or not hasattr(names, "__len__") or len(names) != n or not all(
+                isinstance(name, str) for name in names):
+            raise ConfigError(f"names must be a list of {n} strings, one per seat, got {names!r}")
+        return list(names)
+
     # --- state as data ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The whole state as JSON-native data, rng state included."""

@@ -282,10 +282,6 @@ def view_label(viewer: int | None, names: Sequence[str]) -> str:
     return "spectator view: everything shown" if viewer is None else f"seen from {names[viewer]}'s seat"
 
 
-def seat_names(game, names: Sequence[str] | None) -> list[str]:
-    return list(names) if names else [f"seat {p}" for p in range(game.num_players)]
-
-
 # --- the games' pictures -----------------------------------------------------------------------
 def picture_module(game_name: str):
     """The module that draws a game (`<game>.picture`, found through its spec)."""
@@ -296,7 +292,7 @@ def picture_module(game_name: str):
 
 def draw_game(game, viewer: int | None = None, names: Sequence[str] | None = None) -> "PILImage.Image":
     """The picture of `game` from seat `viewer` (None: the spectator's view, everything shown)."""
-    return picture_module(game.name).draw(game, viewer, seat_names(game, names))
+    return picture_module(game.name).draw(game, viewer, game.view_names(viewer, names))
 
 
 def to_array(image: "PILImage.Image") -> np.ndarray:

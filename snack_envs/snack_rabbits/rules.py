@@ -253,7 +253,7 @@ class SnackRabbits(Game):
 
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         """Everything on the table is public in Snack Rabbits, so every viewer sees the same."""
-        names = list(names or [f"seat {p}" for p in range(self.num_players)])
+        names = self.view_names(viewer, names)
         status = "game over" if self.game_over else f"{names[self.current_player]} to act"
         lines = [
             f"Snack Rabbits, turn {self.turn + 1}: {status}. "

@@ -703,7 +703,7 @@ class SnackTime(SheetRules, Game):
 
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         """Every sheet, the row and the dice are public; only the deck's order is hidden."""
-        return text.render_text(self, names)
+        return text.render_text(self, self.view_names(viewer, names))
 
 
 __all__ = [

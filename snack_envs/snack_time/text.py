@@ -36,8 +36,7 @@ GLYPHS = {
 }
 
 
-def render_text(game: SnackTime, names: Sequence[str] | None = None) -> str:
-    names = list(names or [f"seat {p}" for p in range(game.num_players)])
+def render_text(game: SnackTime, names: Sequence[str]) -> str:
     if game.game_over:
         status = "game over (" + "; ".join(game.end_reasons) + ")"
     else:

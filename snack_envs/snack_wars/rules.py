@@ -390,7 +390,7 @@ class SnackWars(Game):
 
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         """Everything on the table is public in Snack Wars (the draw pile's order aside), so every viewer sees the same."""
-        names = list(names or [f"seat {p}" for p in range(self.num_players)])
+        names = self.view_names(viewer, names)
         if self.game_over:
             status = f"game over after {self.turn} turns"
         else:

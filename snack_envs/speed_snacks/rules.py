@@ -777,7 +777,7 @@ class SpeedSnacks(SimultaneousGame):
     def render_text(self, viewer: int | None = None, names: Sequence[str] | None = None) -> str:
         """The table; with a `viewer` seat, what that player may not see is hidden, as in its observation
         (with `kitchen_obs="sizes"` its own face-down kitchen tops and XXL snacks too: it must remember them)."""
-        names = list(names or ["seat 0", "seat 1"])
+        names = self.view_names(viewer, names)
         face_up = tops_face_up(self.phase)
         placed = self.config["kitchen_obs"] == "placed"
         status = {PLAY: "play", INSPECTION: "scoring: inspection", MENU: "scoring: Menu cards", OVER: "game over"}
