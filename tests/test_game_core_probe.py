@@ -20,6 +20,7 @@ class, the player-count, option and reset-option checks, and the Spec classes th
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -222,10 +223,29 @@ def test_a_state_field_whose_check_raises_on_a_bad_value_is_refused_naming_it(ro
 def test_a_simultaneous_game_has_no_seat_to_act_outside_its_seats_or_after_its_end():
     game = fresh(SpeedSnacks)
     assert [game.is_to_act(p) for p in (-1, 0, 1, 2)] == [False, True, True, False]
-    assert game.legal_actions(2) == [] and not game.action_mask(2).any()
+    for no_seat in (2, -1):  # no seat of the game: refused, where it read as a seat with nothing to do
+        for ask in (game.legal_actions, game.action_mask):
+            with pytest.raises(IllegalActionError, match=rf"player {no_seat} is not a seat of this 2-player game \(0\.\.1\)"):
+                ask(no_seat)
     game.game_over = True
     game.state_changed()
     assert not game.is_to_act(0) and game.players_to_act() == [] and game.legal_actions(0) == []
+
+
+@pytest.mark.parametrize("seat", [2, -1, "0", True, 1.0])
+def test_a_player_that_is_no_seat_is_refused_by_legal_actions_the_mask_and_apply(seat):
+    """They read as a seat with nothing to do (legal_actions('0') == []) or, cached, as seat 1 (True)."""
+    for game_class in (SnackWars, SnackTime):
+        game = fresh(game_class)
+        mover = game.current_player
+        game.legal_actions(1)  # cached under 1, which True equals
+        before = game.to_dict()
+        for ask in (game.legal_actions, game.action_mask, lambda p: game.apply(game.legal_actions()[0], p)):  # noqa: B023
+            with pytest.raises(IllegalActionError, match=rf"player {re.escape(repr(seat))} is not a seat of this "
+                                                         r"2-player game \(0\.\.1\)"):
+                ask(seat)
+        assert game.to_dict() == before
+        assert game.legal_actions(np.int64(mover)) == game.legal_actions()
 
 
 def test_a_joint_action_without_a_seat_to_act_names_the_missing_seat_and_changes_nothing():

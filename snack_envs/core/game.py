@@ -341,13 +341,27 @@ class Game:
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Legal actions of `player` (default: the player to act) in increasing order; [] if none.
 
-        Cached until the state changes through `apply`; do not mutate the list."""
-        key = self.current_player if player is None else player
+        Cached until the state changes through `apply`; do not mutate the list. A `player` that is not a
+        seat of the game is an IllegalActionError (it read as a seat with nothing to do)."""
+        if player is None:
+            key = self.current_player
+        else:
+            key = self.check_seat(player)
         cached = self._legal_cache.get(key)
         if cached is None:
             cached = [] if self.game_over or not self.is_to_act(key) else self._legal_actions(key)
             self._legal_cache[key] = cached
         return cached
+
+    def check_seat(self, player: Any) -> int:
+        """`player` as an int if it is a seat of this game (a Python or numpy int in 0..num_players-1),
+        else an IllegalActionError naming it: "1", True, 1.0 or -1 are no seats."""
+        if type(player) is int and 0 <= player < self.num_players:  # the common case, quickly
+            return player
+        if not is_int(player) or not 0 <= player < self.num_players:
+            raise IllegalActionError(f"{self.name}: player {player!r} is not a seat of this "
+                                     f"{self.num_players}-player game (0..{self.num_players - 1})")
+        return int(player)
 
     def is_to_act(self, player: int) -> bool:
         """Whether `player` must choose an action now (turn-based: the current player)."""
@@ -372,6 +386,8 @@ class Game:
         if self.game_over:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
         action = action_int(action, self.name)
+        if player is not None:
+            player = self.check_seat(player)
         if player is not None and not self.is_to_act(player):
             raise IllegalActionError(
                 f"{self.name}: player {player} is not to act now (players to act: {self.players_to_act()})"

@@ -601,7 +601,7 @@ class SnackTime(SheetRules, Game):
         return choice([entrance_action(c) for c in range(NUM_CELLS) if self._entrance_allowed(c, self.entrances)])
 
     def action_mask(self, player: int | None = None) -> np.ndarray:
-        return self._legal_mask(self.current_player if player is None else player).copy()
+        return self._legal_mask(self.current_player if player is None else self.check_seat(player)).copy()
 
     def _apply(self, action: int, trap_inserts: Sequence[int] | None = None, **outcomes) -> None:
         """Apply a legal action. `trap_inserts` (tests; Advanced traps) scripts where each trap sprung in
