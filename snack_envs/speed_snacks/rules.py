@@ -442,6 +442,10 @@ class SpeedSnacks(SimultaneousGame):
         `through` (per seat, whether a non-wait action goes through, instead of the speed draw);
         `deck`, `starting_player`, `xxl_order` for a round that starts in this tick."""
         # Scripts are checked before anything changes.
+        unknown = sorted(set(next_round) - set(self.scripted_outcomes))
+        if unknown:  # a misspelt script would be dropped, and the tick drawn
+            raise ConfigError(f"speed_snacks scripts a tick with order, through, {', '.join(self.scripted_outcomes)}; "
+                              f"not {unknown}")
         if order is not None and sorted(order) != [0, 1] or through is not None and len(through) != 2:
             raise ConfigError(f"scripted order must be [0, 1] or [1, 0] and through 2 bools: {order!r}, {through!r}")
         self._check_scripts(next_round.get("deck"), next_round.get("xxl_order"))

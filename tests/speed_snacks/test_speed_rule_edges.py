@@ -485,6 +485,8 @@ def test_a_card_of_a_negative_kind_is_refused_where_the_cards_would_still_add_up
     (dict(through=[True]), "scripted order must be"), (dict(through=[True, True, False]), "scripted order must be"),
     (dict(deck=[SUSHI] * 71), "a scripted deck must hold exactly the round's cards"),
     (dict(xxl_order=[SUSHI] * 6), "a scripted xxl_order must hold each XXL card once"),
+    (dict(dek=[SUSHI] * 72), r"speed_snacks scripts a tick with order, through, deck, starting_player, xxl_order, "
+                             r"menu_deal; not \['dek'\]"),  # a misspelt script was dropped and the tick drawn
 ])
 def test_a_bad_script_for_a_tick_is_refused_before_it_changes_anything(script, words):
     """A resolution order or `through` not one per seat, or a next round's deck or XXL pile that is not the
