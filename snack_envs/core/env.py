@@ -458,10 +458,11 @@ def assert_in_action_space(raw: "SnackEnvBase", agent: str, action: Any) -> None
     action space, with gymnasium's `Discrete.contains` spelt out for ints, which it also makes quicker: an int
     of any size is compared, not converted (10**20 raised OverflowError). A bool, an int to `Discrete` but no
     action to the game, is the game's IllegalActionError, as in `raw_env()`, whether or not 0 or 1 is legal."""
-    if isinstance(action, (bool, np.bool_)):
-        raw.game.check_action(action, raw.agent_seats[agent])
-    if isinstance(action, (int, np.integer)):
+    if type(action) is int or isinstance(action, np.integer):  # a bool's type is bool, not int
         in_space = 0 <= action < raw.num_actions
+    elif isinstance(action, (bool, np.bool_)):
+        raw.game.check_action(action, raw.agent_seats[agent])  # raises: an action must be an int
+        in_space = False
     else:
         in_space = action is not None and raw.action_spaces[agent].contains(action)
     assert in_space, "action is not in action space"

@@ -345,6 +345,8 @@ class Game:
         seat of the game is an IllegalActionError (it read as a seat with nothing to do)."""
         if player is None:
             key = self.current_player
+        elif type(player) is int and 0 <= player < self.num_players:  # check_seat's quick path, inline: a hot call
+            key = player
         else:
             key = self.check_seat(player)
         cached = self._legal_cache.get(key)
@@ -386,7 +388,7 @@ class Game:
         if self.game_over:
             raise IllegalActionError(f"{self.name}: the game is over; no action is legal")
         action = action_int(action, self.name)
-        if player is not None:
+        if player is not None and not (type(player) is int and 0 <= player < self.num_players):
             player = self.check_seat(player)
         if player is not None and not self.is_to_act(player):
             raise IllegalActionError(
