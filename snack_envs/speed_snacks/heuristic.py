@@ -19,8 +19,9 @@ middle: an order nobody of mine needs is better covered). A matching snack on
 an unfinished XXL card is worth XXL_STEP (three of them turn -3 into +3).
 - Hurry-up: on the order worth the most to it against the opponent, locking it
   in; an order slid under a lone Hurry-up earns SLIDE_LOCK for the same reason.
-- Cockroach: onto a pile whose top is worthless (a cockroach, or a snack
-  nobody orders), else a new pile.
+- Cockroach: onto a pile topped by a cockroach; else a new pile while one is
+  free (a snack on top keeps its POTENTIAL, ordered or not); else the pile
+  whose top is worth least (a snack nobody orders first).
 - Dish of the Day: the one matching the most tops, once DISH_MATCHES match
   (one will do after the third Hurry-up).
 - XXL: draw a card (its snack is unknown) only while its own expected draws

@@ -135,10 +135,15 @@ def test_a_hurry_up_locks_in_the_order_that_favours_it_most():
     assert decision(game) == HURRY + 1
 
 
-def test_a_cockroach_goes_onto_a_worthless_top():
+def test_a_cockroach_goes_onto_a_cockroach_else_a_free_pile_else_the_top_worth_least():
+    """As the module docstring says: a snack on top keeps its POTENTIAL whatever its orders, so with a pile free
+    the cockroach opens it rather than bury fries nobody orders (the docstring said it buried them)."""
     game = table(customer=[[HOTDOG], [PIZZA]], kitchens=([[HOTDOG], [SUSHI, ROACH], [PIZZA]], ()),
                  hands=(ROACH, BURGER), health_department=True)
     assert decision(game) == KITCHEN + 1
+    game = table(customer=[[HOTDOG], [PIZZA]], kitchens=([[HOTDOG], [FRIES]], ()), hands=(ROACH, BURGER),
+                 health_department=True)
+    assert decision(game) == NEW_KITCHEN
     game = table(customer=[[HOTDOG], [PIZZA], [SUSHI], [BURGER]],
                  kitchens=([[HOTDOG], [PIZZA], [FRIES], [BURGER], [SUSHI]], ()), hands=(ROACH, BURGER),
                  health_department=True)
