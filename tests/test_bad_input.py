@@ -589,9 +589,10 @@ def test_a_policy_refuses_a_position_it_cannot_read(name, spec):
 
     policy = make_policy(spec, name, 2, seed=0)
     obs, mask = _first_position(name)
-    sized = spec != "random"  # the random policy plays any game: it knows no sizes
-    cases = [((obs[None], mask[None]), r"an observation must have (shape \(\d+,\)|one axis); got shape \(1, \d+\) "
-                                       r"\(one position is asked for, not a batch\)"),
+    sized = spec != "random"  # the random policy plays any game: it knows no sizes and reads only the mask
+    batch = (r"an observation must have shape \(\d+,\); got shape \(1, \d+\)" if sized
+             else r"an action mask must have one axis; got shape \(1, \d+\)")
+    cases = [((obs[None], mask[None]), batch + r" \(one position is asked for, not a batch\)"),
              ((obs, np.zeros_like(mask)), "the action mask allows no action")]
     if sized:
         cases += [((obs[:-1], mask), rf"an observation must have shape \({len(obs)},\); got shape \({len(obs) - 1},\)$"),
@@ -601,6 +602,8 @@ def test_a_policy_refuses_a_position_it_cannot_read(name, spec):
             policy.act(observation, action_mask)
     action = policy.act(list(obs), list(mask))  # lists are arrays to it
     assert mask[action]
+    if not sized:
+        assert mask[policy.act(None, mask)]  # it needs no observation
 
 
 @pytest.mark.parametrize("spec", ["lookahead", "search"])

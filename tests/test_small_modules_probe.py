@@ -131,7 +131,7 @@ def test_random_policy_and_game_policy_basics():
     assert [a.act(None, mask) for _ in range(20)] == first  # reseeded: the same draws
     a.reset(None)  # no seed: the stream goes on
     assert [a.act(None, mask) for _ in range(20)] != first
-    with pytest.raises(ValueError, match="no legal action"):
+    with pytest.raises(ValueError, match="RandomPolicy: the action mask allows no action"):
         RandomPolicy(0).act(None, np.zeros(5, np.int8))
     with pytest.raises(TypeError, match="act_game"):
         GamePolicy().act(None, mask)

@@ -38,20 +38,31 @@ class SeededPolicy:
             self.rng = np.random.default_rng(seed)
 
 
+def check_mask(who: str, action_mask: Any, num_actions: int | None = None) -> np.ndarray:
+    """`action_mask` as an array if it is one position's mask (of `num_actions` entries, unless None) that
+    allows at least one action; else a ValueError naming `who` and what is wrong."""
+    action_mask = _one_position(who, "action mask", action_mask, num_actions)
+    if not action_mask.any():
+        raise ValueError(f"{who}: the action mask allows no action (an agent that is done steps with None)")
+    return action_mask
+
+
 def check_position(who: str, observation: Any, action_mask: Any, size: int | None = None,
                    num_actions: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The `Policy.act` input as arrays: one observation vector of `size` entries and one action mask of
     `num_actions` (either not checked where None) allowing at least one action; else a ValueError that
     names `who` and what is wrong (a batch, a vector of another game, a done agent's empty mask)."""
-    observation, action_mask = np.asarray(observation), np.asarray(action_mask)
-    for what, array, length in (("observation", observation, size), ("action mask", action_mask, num_actions)):
-        if array.ndim != 1 or (length is not None and len(array) != length):
-            expected = f"shape ({length},)" if length is not None else "one axis"
-            batch = " (one position is asked for, not a batch)" if array.ndim > 1 else ""
-            raise ValueError(f"{who}: an {what} must have {expected}; got shape {array.shape}{batch}")
-    if not action_mask.any():
-        raise ValueError(f"{who}: the action mask allows no action (an agent that is done steps with None)")
-    return observation, action_mask
+    return (_one_position(who, "observation", observation, size),
+            check_mask(who, action_mask, num_actions))
+
+
+def _one_position(who: str, what: str, value: Any, length: int | None) -> np.ndarray:
+    array = np.asarray(value)
+    if array.ndim != 1 or (length is not None and len(array) != length):
+        expected = f"shape ({length},)" if length is not None else "one axis"
+        batch = " (one position is asked for, not a batch)" if array.ndim > 1 else ""
+        raise ValueError(f"{who}: an {what} must have {expected}; got shape {array.shape}{batch}")
+    return array
 
 
 class RandomPolicy(SeededPolicy):
@@ -60,7 +71,7 @@ class RandomPolicy(SeededPolicy):
     name = "random"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        _, action_mask = check_position("RandomPolicy", observation, action_mask)
+        action_mask = check_mask("RandomPolicy", action_mask)  # it plays any game: the observation is not read
         legal = np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(len(legal))])
 
