@@ -70,6 +70,18 @@ def decoded(layout, vec: np.ndarray) -> dict:
     return {name: vec[s].tolist() for name, s in layout.slices.items()}
 
 
+def every_seat_reads_as(game, encoder, layout, expected) -> None:
+    """Over a random game to its end: each seat's view of each position, on and off turn, decodes to
+    expected(game, seat) and lies inside the layout's bounds."""
+    def check(g):
+        for seat in range(g.num_players):
+            vec = encoder.encode(g, seat)
+            assert decoded(layout, vec) == expected(g, seat), (seat, g.current_player)
+            assert (layout.low <= vec).all() and (vec <= layout.high).all()
+
+    played(game, game.num_players, check)
+
+
 def seat_order(seat: int, n: int) -> list[int]:
     """The seats as a viewer lists them: itself, then the players 1, 2, ... seats to its left."""
     return [(seat + r) % n for r in range(n)]
@@ -108,15 +120,7 @@ def test_wars_every_seat_sees_the_table_rotated_to_itself_at_every_step(num_play
     """Each seat's Snack Wars view, on and off turn, is the state read from that seat, inside the bounds."""
     food_copies = "value" if num_players % 2 else "equal"
     game = SnackWars(num_players, np.random.default_rng(num_players), food_copies=food_copies)
-    encoder = WarsEncoder(num_players, game.config)
-
-    def check(g):
-        for seat in range(num_players):
-            vec = encoder.encode(g, seat)
-            assert decoded(WARS_LAYOUT, vec) == wars_expected(g, seat), (seat, g.current_player)
-            assert (WARS_LAYOUT.low <= vec).all() and (vec <= WARS_LAYOUT.high).all()
-
-    played(game, num_players, check)
+    every_seat_reads_as(game, WarsEncoder(num_players, game.config), WARS_LAYOUT, wars_expected)
 
 
 def test_wars_to_act_names_the_player_to_act_by_seats_to_the_viewers_left():
@@ -169,15 +173,7 @@ def rabbits_expected(game: SnackRabbits, seat: int) -> dict:
 def test_rabbits_every_seat_sees_the_table_rotated_to_itself_at_every_step(num_players):
     """Each seat's Snack Rabbits view, on and off turn, is the state read from that seat, inside the bounds."""
     game = SnackRabbits(num_players, np.random.default_rng(num_players))
-    encoder = RabbitsEncoder(num_players, game.config)
-
-    def check(g):
-        for seat in range(num_players):
-            vec = encoder.encode(g, seat)
-            assert decoded(RABBITS_LAYOUT, vec) == rabbits_expected(g, seat), (seat, g.current_player)
-            assert (RABBITS_LAYOUT.low <= vec).all() and (vec <= RABBITS_LAYOUT.high).all()
-
-    played(game, num_players, check)
+    every_seat_reads_as(game, RabbitsEncoder(num_players, game.config), RABBITS_LAYOUT, rabbits_expected)
 
 
 def test_rabbits_bounds_are_the_most_cards_of_a_kind_and_1_for_flags():
