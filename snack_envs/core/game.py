@@ -355,12 +355,16 @@ class Game:
             self._legal_cache[key] = cached
         return cached
 
+    def is_seat(self, player: Any) -> bool:
+        """Whether `player` is a seat of this game: a Python or numpy int in 0..num_players-1 ("1", True, 1.0
+        and -1 are not)."""
+        return is_int(player) and 0 <= player < self.num_players
+
     def check_seat(self, player: Any) -> int:
-        """`player` as an int if it is a seat of this game (a Python or numpy int in 0..num_players-1),
-        else an IllegalActionError naming it: "1", True, 1.0 or -1 are no seats."""
+        """`player` as an int if it is a seat of this game (`is_seat`), else an IllegalActionError naming it."""
         if type(player) is int and 0 <= player < self.num_players:  # the common case, quickly
             return player
-        if not is_int(player) or not 0 <= player < self.num_players:
+        if not self.is_seat(player):
             raise IllegalActionError(f"{self.name}: player {player!r} is not a seat of this "
                                      f"{self.num_players}-player game (0..{self.num_players - 1})")
         return int(player)
@@ -477,7 +481,7 @@ class Game:
         `viewer` (a seat, or None for the spectator) and `names` (one string per seat), a ConfigError
         naming either otherwise (seat -1 drew the last seat's view, and too few names failed in IndexError)."""
         n = self.num_players
-        if viewer is not None and (not is_int(viewer) or not 0 <= viewer < n):
+        if viewer is not None and not self.is_seat(viewer):
             raise ConfigError(f"viewer must be a seat in 0..{n - 1} or None (the spectator's view), got {viewer!r}")
         if names is None:
             return [f"seat {p}" for p in range(n)]

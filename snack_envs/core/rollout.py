@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 from pettingzoo import ParallelEnv
 
-from snack_envs.core.game import ConfigError, check_seed, is_int
+from snack_envs.core.game import ConfigError, check_seed
 
 Watcher = Callable[[Any, "dict[str, int] | None"], "bool | None"]
 
@@ -116,7 +116,7 @@ class GamePolicy(SeededPolicy):
         if game.num_players != self.num_players:
             raise ConfigError(f"{self.name}: this bot was made for {self.num_players} players, the game has "
                               f"{game.num_players}")
-        if not is_int(seat) or not 0 <= seat < game.num_players:
+        if not game.is_seat(seat):
             raise ConfigError(f"{self.name}: seat must be an int in 0..{game.num_players - 1}, got {seat!r}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
