@@ -224,25 +224,23 @@ class ParallelAECView(DirectForwarding, OrderEnforcingWrapper):
         self._follow_snapshots()
 
     def step(self, action) -> None:
-        view = self._inner
-        if self._has_reset and view.agents and action is not None and (
-                view.terminations[view.agent_selection] or view.truncations[view.agent_selection]):
+        view, raw = self._inner, self._raw
+        agent = view.agent_selection if self._has_reset and view.agents else None  # None: not reset, or over
+        done = agent is not None and (view.terminations[agent] or view.truncations[agent])
+        if done and action is not None:
             # As AECEnv._was_dead_step answers, before parallel_to_aec_wrapper drops the tick's queued actions.
             raise ValueError("when an agent is dead, the only valid action is None")
         if self._raw_order_errors:
-            raw = self._raw
             if not self._has_reset:
                 raise IllegalActionError(f"{raw.env_name}: step() before reset(); call reset() first")
             if not view.agents:
                 raise IllegalActionError(f"{raw.env_name}: step() after the episode ended (every agent is done); "
                                          "call reset() to start a new one")
-            agent = view.agent_selection
-            if not (view.terminations[agent] or view.truncations[agent]):
+            if not done:
                 # Refused now, with nothing queued: every action of a tick is checked against the same state.
                 raw.game.check_action(action, raw.agent_seats[agent])
-        elif self._space_checked and self._has_reset and view.agents and not (
-                view.terminations[view.agent_selection] or view.truncations[view.agent_selection]):
-            assert_in_action_space(self._raw, view.agent_selection, action)
+        elif self._space_checked and agent is not None and not done:
+            assert_in_action_space(raw, agent, action)
         super().step(action)
 
     def _start_from_snapshot(self) -> None:
