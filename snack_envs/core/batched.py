@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed, is_int
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed, is_bool, is_int
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
@@ -237,7 +237,7 @@ class BatchedEnv:
         if not is_int(seed) or seed < 0:
             raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         for name, value in (("auto_reset", auto_reset), ("final_observations", final_observations)):
-            if not isinstance(value, (bool, np.bool_)):
+            if not is_bool(value):
                 raise ConfigError(f"{name} must be a bool, got {value!r}")
         # The env itself checks every keyword, so both engines accept and refuse the same ones.
         probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,

@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float, is_int
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float, is_bool, is_int
 
 REWARD_MODES = ("win", "score", "margin")
 MAX_STEPS_LIMIT = 2**63 - 1  # the most max_steps may be: the batched engine (core/batched.py) counts in int64
@@ -94,7 +94,7 @@ class SnackEnvBase:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
             raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")
-        if not isinstance(shuffle_seats, (bool, np.bool_)):
+        if not is_bool(shuffle_seats):
             raise ConfigError(f"shuffle_seats must be a bool, got {shuffle_seats!r}")
         # Probe the options once, so a bad value fails here and not at reset.
         probe = game_cls(self.num_players, np.random.default_rng(0), **options)
@@ -460,7 +460,7 @@ def assert_in_action_space(raw: "SnackEnvBase", agent: str, action: Any) -> None
     action to the game, is the game's IllegalActionError, as in `raw_env()`, whether or not 0 or 1 is legal."""
     if type(action) is int or isinstance(action, np.integer):  # a bool's type is bool, not int
         in_space = 0 <= action < raw.num_actions
-    elif isinstance(action, (bool, np.bool_)):
+    elif is_bool(action):
         raw.game.check_action(action, raw.agent_seats[agent])  # raises: an action must be an int
         in_space = False
     else:

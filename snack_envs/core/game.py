@@ -34,6 +34,11 @@ def is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+def is_bool(value: Any) -> bool:
+    """Whether `value` is a truth value as the project takes one: a Python or numpy bool, never an int."""
+    return isinstance(value, (bool, np.bool_))
+
+
 def action_int(action: Any, owner: str) -> int:
     """`action` as an int if it is one: a Python int, a numpy integer or a 0-d integer array. Anything
     else (a bool, a float, a string, a longer array) is an IllegalActionError, never cast."""

@@ -283,3 +283,16 @@ def test_snack_train_rllib_trains_evaluates_checkpoints_and_resumes(local_ray, t
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and "played" in out.stdout, out.stderr[-2000:]
+
+
+def test_load_policy_refuses_a_bad_deterministic_before_it_reads_the_checkpoint(monkeypatch, tmp_path):
+    """As the SB3 checkpoints' `load_policy`: a wrong `deterministic` is named at once, before any module is looked
+    for or restored (which takes seconds), so a path that holds none gets the same answer."""
+    from snack_envs.core.game import ConfigError
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("the checkpoint was read")
+
+    monkeypatch.setattr(integration, "module_path", no_loading)
+    with pytest.raises(ConfigError, match=r"^final: deterministic must be a bool, got 'yes'$"):
+        integration.load_policy(tmp_path / "final", deterministic="yes")

@@ -429,3 +429,17 @@ def test_a_loaded_policy_is_deterministic_by_a_bool_and_seeded_by_an_int_only():
     policy = LogitsPolicy("stand-in", deterministic=False, seed=1)
     with pytest.raises(ConfigError, match=r"seed must be a non-negative int or None, got 1.5"):
         policy.reset(1.5)
+
+
+def test_load_policy_refuses_a_bad_deterministic_before_it_loads_anything(monkeypatch):
+    """A wrong `deterministic` is the user's mistake, named at once: no model is read for it (loading one takes
+    seconds), and a path that holds no checkpoint gets the same answer."""
+    from snack_envs.core.game import ConfigError
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(checkpoints, "_load_model", no_loading)
+    for path in (CHECKPOINTS / "snack_wars_v0.zip", Path("no/such/checkpoint.zip")):
+        with pytest.raises(ConfigError, match=rf"^{path.stem}: deterministic must be a bool, got 'yes'$"):
+            checkpoints.load_policy(path, deterministic="yes")
