@@ -60,15 +60,21 @@ class _FunctionPolicy:
         pass
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        # Not cast: the env takes an int and refuses anything else (1.7 or "3" is no action, not 1 or 3).
         if hasattr(self.policy, "act"):
-            return int(self.policy.act(observation, action_mask))
-        return int(self.policy({"observation": observation, "action_mask": action_mask}))
+            return self.policy.act(observation, action_mask)
+        return self.policy({"observation": observation, "action_mask": action_mask})
 
 
-def _as_policy(policy: Any):
+def _as_policy(agent: str, policy: Any):
     if policy is None:
         return RandomPolicy()
-    return policy if hasattr(policy, "act") and hasattr(policy, "reset") else _FunctionPolicy(policy)
+    if hasattr(policy, "act") and hasattr(policy, "reset"):
+        return policy
+    if not (hasattr(policy, "act") or callable(policy)):
+        raise ConfigError(f"policies[{agent!r}] must be a policy (with act) or a function obs -> action, "
+                          f"got {policy!r}")
+    return _FunctionPolicy(policy)
 
 
 def record_episode(
@@ -97,6 +103,7 @@ def record_episode(
     if unknown:
         raise ConfigError(f"policies for {unknown}, who are not agents of this game ({env.possible_agents})")
     check_viewer(viewer, env.possible_agents)  # before a game is played, not at its first frame
+    players = {a: _as_policy(a, policies.get(a)) for a in env.possible_agents}
     frames: list[np.ndarray] = []
 
     def frame(env, actions) -> bool:
@@ -105,7 +112,7 @@ def record_episode(
             on_frame(env)
         return max_frames is not None and len(frames) >= max_frames
 
-    play(env, {a: _as_policy(policies.get(a)) for a in env.possible_agents}, seed=seed, watch=frame)
+    play(env, players, seed=seed, watch=frame)
     env.close()
     return frames
 
@@ -124,30 +131,43 @@ def _check_timing(fps: Any, hold_last: Any) -> tuple[float, float]:
     return fps, hold_last
 
 
+def _frame_arrays(frames: Iterable[Any], what: str) -> list[np.ndarray]:
+    """`frames` as HxWx3 uint8 arrays (PIL images converted, an alpha channel dropped), all of one size, or a
+    ValueError naming the first frame that is none (floats are not cast: 0.5 is no shade), or the sizes."""
+    arrays = []
+    for i, frame in enumerate(frames):
+        array = np.asarray(frame.convert("RGB")) if hasattr(frame, "convert") else np.asarray(frame)
+        if array.dtype != np.uint8 or array.ndim != 3 or array.shape[2] not in (3, 4):
+            got = f"a {array.dtype} array of shape {array.shape}" if isinstance(frame, np.ndarray) else repr(frame)[:80]
+            raise ValueError(f"frame {i} is not an HxWx3 uint8 array (or HxWx4, or a PIL image): {got}")
+        arrays.append(array[..., :3])
+    if not arrays:
+        raise ValueError("no frames to save")
+    sizes = sorted({array.shape[:2] for array in arrays})
+    if len(sizes) > 1:
+        raise ValueError(f"frames of different sizes {sizes} (height, width): {what} needs one size")
+    return arrays
+
+
 def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, hold_last: float = 2.0) -> Path:
     """Write `frames` (HxWx3 uint8 arrays or PIL images, of one size) as a looping GIF at `fps` frames
     a second, the last one held `hold_last` seconds longer (fps above 0 and at most 100, hold_last 0 to 600).
     Returns the path."""
     fps, hold_last = _check_timing(fps, hold_last)
     Image, _, _ = pillow()
-    images = [f if hasattr(f, "save") else Image.fromarray(np.asarray(f, dtype=np.uint8)) for f in frames]
-    if not images:
-        raise ValueError("no frames to save")
-    sizes = {im.size for im in images}
-    if len(sizes) > 1:
-        raise ValueError(f"frames of different sizes {sorted(sizes)}: a GIF needs one size")
+    images = [Image.fromarray(array) for array in _frame_arrays(frames, "a GIF")]
     # Pictures use few colours: one shared palette keeps the file small and the colours steady.
     # The palette comes from a few frames spread over the episode, side by side.
     picks = [images[i] for i in sorted({round(k * (len(images) - 1) / 7) for k in range(8)})]
     width, height = images[0].size
     sample = Image.new("RGB", (width * len(picks), height))
     for k, im in enumerate(picks):
-        sample.paste(im.convert("RGB"), (k * width, 0))
+        sample.paste(im, (k * width, 0))
     palette = sample.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
     colours = (palette.getpalette() + [0] * 768)[:768]
     paletted = []
     for im in images:  # one identical palette on every frame lets Pillow store only what changed
-        frame = Image.fromarray(np.asarray(im.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)), "P")
+        frame = Image.fromarray(np.asarray(im.quantize(palette=palette, dither=Image.Dither.NONE)), "P")
         frame.putpalette(colours)
         paletted.append(frame)
     step = int(round(1000 / fps))
@@ -155,7 +175,7 @@ def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
     durations[-1] += int(round(1000 * hold_last))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    paletted[0].save(path, save_all=True, append_images=paletted[1:], duration=durations, loop=0)
+    paletted[0].save(path, format="GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0)
     return path
 
 
@@ -173,12 +193,7 @@ def save_mp4(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
     height are padded by one pixel (copies of their last row or column): H.264's usual pixel format needs
     even sizes. Returns the path."""
     fps, hold_last = _check_timing(fps, hold_last)
-    arrays = [np.asarray(f.convert("RGB") if hasattr(f, "convert") else f, dtype=np.uint8) for f in frames]
-    if not arrays:
-        raise ValueError("no frames to save")
-    sizes = {a.shape for a in arrays}
-    if len(sizes) > 1:
-        raise ValueError(f"frames of different shapes {sorted(sizes)}: a video needs one size")
+    arrays = _frame_arrays(frames, "a video")
     imageio = imageio_v2()
     height, width = arrays[0].shape[:2]
     pad = ((0, height % 2), (0, width % 2), (0, 0))
@@ -188,7 +203,7 @@ def save_mp4(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
     with imageio.get_writer(path, format="FFMPEG", mode="I", fps=fps, codec="libx264", pixelformat="yuv420p",
                             macro_block_size=1, ffmpeg_log_level="error") as writer:
         for array in arrays + arrays[-1:] * held:
-            writer.append_data(np.pad(array[..., :3], pad, mode="edge"))
+            writer.append_data(np.pad(array, pad, mode="edge"))
     return path
 
 

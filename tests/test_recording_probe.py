@@ -199,3 +199,40 @@ def test_a_replay_refuses_an_fps_or_hold_out_of_range_writing_nothing(tmp_path, 
     with pytest.raises(ConfigError, match=message):
         save([solid(c) for c in COLOURS], path, **{key: value})
     assert not path.exists()
+
+
+@pytest.mark.parametrize("save", [save_gif, save_mp4], ids=["gif", "mp4"])
+@pytest.mark.parametrize("frame, message", [
+    (solid(COLOURS[0]).astype(np.float64) / 255, r"frame 1 .*: a float64 array of shape \(6, 8, 3\)"),  # all black
+    (solid(COLOURS[0])[..., 0], r"frame 1 .*: a uint8 array of shape \(6, 8\)"),
+    ("red", r"frame 1 is not an HxWx3 uint8 array \(or HxWx4, or a PIL image\): 'red'"),
+    (solid(COLOURS[0], size=(6, 9)), r"frames of different sizes \[\(6, 8\), \(6, 9\)\] \(height, width\)"),
+])
+def test_a_replay_refuses_a_frame_that_is_no_picture_naming_it_and_writing_nothing(tmp_path, save, frame, message):
+    """Frames were cast to uint8 (floats in [0, 1] made a black film, ints above 255 wrapped round) or failed in
+    Pillow or ffmpeg (a string, a grey 2-D frame in an MP4); sizes were compared in PIL's (width, height)."""
+    path = tmp_path / f"replay.{'gif' if save is save_gif else 'mp4'}"
+    with pytest.raises(ValueError, match=message):
+        save([solid(COLOURS[1]), frame], path)
+    assert not path.exists()
+
+
+def test_save_gif_writes_a_gif_whatever_the_path_is_named(tmp_path):
+    """Pillow picks the format by the name's suffix: save_gif to "replay.png" wrote an animated PNG."""
+    path = save_gif([solid(c) for c in COLOURS[:2]], tmp_path / "replay.png")
+    with Image.open(path) as image:
+        assert image.format == "GIF" and image.n_frames == 2
+
+
+def test_record_episode_hands_a_policy_s_action_to_the_env_uncast_and_refuses_what_is_no_policy():
+    """A function's answer went through int(): 1.7 played 1, "3" played 3, True played 1. The env takes ints
+    only, as everywhere else; and a policy that is neither callable nor has `act` is named before play."""
+    from snack_envs.core.game import ConfigError, IllegalActionError
+
+    for answer in (1.7, "3", True):
+        with pytest.raises(IllegalActionError, match=r"an action must be an int"):
+            record_episode("snack_rabbits_v0", seed=1, policies={"player_0": lambda obs: answer})  # noqa: B023
+    with pytest.raises(ConfigError, match=r"policies\['player_1'\] must be a policy \(with act\) or a function"):
+        record_episode("snack_rabbits_v0", seed=1, policies={"player_1": 3})
+    first_legal = {"player_0": lambda obs: np.flatnonzero(obs["action_mask"])[0]}  # a numpy int is an int
+    assert len(record_episode("snack_rabbits_v0", seed=1, policies=first_legal, max_frames=3)) == 3
