@@ -13,6 +13,7 @@ RLlib checkpoint folder.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Protocol
 
@@ -39,14 +40,19 @@ def heuristic_policy(env_name: str, num_players: int, **env_options) -> Policy:
     return specs.get(env_name).heuristic(num_players, **env_options)
 
 
-def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = None, **env_options) -> Policy:
+def make_policy(spec: str | os.PathLike, env_name: str, num_players: int, seed: int | None = None,
+                **env_options) -> Policy:
     """"random", "heuristic", "lookahead", "search", or the path of a checkpoint (.zip) trained on `env_name`,
-    for a game of `num_players` (a ConfigError if the game is not played by that many, or if `seed` is
-    neither None nor a non-negative int; the deterministic ones ignore it)."""
-    specs.get(env_name).rules_class.check_num_players(num_players)
+    for a game of `num_players` with the env's keywords `env_options` (and the search's budget keywords; a
+    ConfigError if the game is not played by that many, if an option is misspelt or out of range as the env
+    would say, or if `seed` is neither None nor a non-negative int; the deterministic ones ignore it)."""
+    game = specs.get(env_name)
+    game.rules_class.check_num_players(num_players)
     check_seed(seed, "make_policy")
-    if spec == "random":
-        return RandomPolicy(seed)
+    if not isinstance(spec, (str, os.PathLike)):
+        raise ConfigError(f"a policy is named by a string or a path, got {spec!r}: use "
+                          f"{', '.join(map(repr, POLICY_NAMES))} or a checkpoint path")
+    spec = os.fspath(spec)
     if spec == "heuristic":
         return heuristic_policy(env_name, num_players, **env_options)
     if spec == "lookahead":
@@ -57,6 +63,9 @@ def make_policy(spec: str, env_name: str, num_players: int, seed: int | None = N
         from snack_envs.search import SearchPolicy
 
         return SearchPolicy(env_name, num_players, seed, **env_options)
+    game.game_options(env_options)  # the bots above check theirs; the rest read none, but a misspelt one says so
+    if spec == "random":
+        return RandomPolicy(seed)
     if Path(spec).is_dir():  # an RLlib checkpoint folder (snack-train --backend rllib)
         from snack_envs.integrations.rllib import load_policy as load_rllib_policy
 

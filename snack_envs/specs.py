@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,9 @@ class GameSpec:
     batched: bool = False  # has a batched native engine: `<game>.batched.Kernel` (see snack_envs.batched)
     solo: str | None = None  # "module:Class" of a single-player Gymnasium env, registered as `solo_gym_id`
     solo_gym_id: str | None = None
+    # An env's own keywords beside its game's options (core.env): a bot has no use for them, and the options
+    # a bot is built with (a training config's env.options) may hold them.
+    ENV_KEYWORDS: ClassVar[tuple[str, ...]] = ("max_steps", "shuffle_seats")
 
     @property
     def env_name(self) -> str:
@@ -75,8 +78,19 @@ class GameSpec:
         entry = self.entry_points()
         return entry.raw_parallel_env(**kwargs) if self.simultaneous else entry.raw_env(**kwargs)
 
+    def game_options(self, env_options: dict[str, Any]) -> dict[str, Any]:
+        """`env_options`, the keywords of an env of this game, checked (a misspelt option or a bad value is a
+        ConfigError): the game's options, merged over their defaults; ENV_KEYWORDS are left out."""
+        from snack_envs.core.game import check_options
+
+        given = {key: value for key, value in env_options.items() if key not in self.ENV_KEYWORDS}
+        return check_options(self.name, self.rules_class.options, given)
+
     def heuristic(self, num_players: int, **options: Any):
-        """The game's rule-based bot (`<game>.heuristic.HeuristicPolicy`)."""
+        """The game's rule-based bot (`<game>.heuristic.HeuristicPolicy`) for `num_players` and the env's
+        keywords `options`, both checked as the env checks them (a ConfigError)."""
+        self.rules_class.check_num_players(num_players)
+        self.game_options(options)
         return self.module("heuristic").HeuristicPolicy(num_players=num_players, **options)
 
 

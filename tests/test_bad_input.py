@@ -29,7 +29,7 @@ import snack_envs
 from snack_envs import specs
 from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.registration import gymnasium_ids, register_gymnasium
-from tests.helpers import env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal, set_at
+from tests.helpers import CHECKPOINTS, env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal, set_at
 
 ENVS = list(snack_envs.ENV_NAMES)
 PARALLEL = [n for n in ENVS if is_parallel(n)]
@@ -548,6 +548,39 @@ def test_a_policy_refuses_a_bad_seed_or_player_count_when_made(spec):
         with pytest.raises(ConfigError, match=r"num_players|played by 2 to 5 players"):
             make_policy(spec, "snack_wars_v0", count)
     assert make_policy(spec, "snack_wars_v0", np.int64(5), seed=np.int64(3)) is not None
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "lookahead", "search", str(CHECKPOINTS / "snack_wars_v0.zip")])
+def test_a_policy_refuses_a_misspelt_or_bad_game_option_when_made(spec):
+    """The random player and the checkpoints read no game option, and the heuristics only some of theirs: a
+    misspelt one (`food_copy`) or a bad value was taken without a word; it is named as the env names it. The
+    env's own keywords (max_steps, shuffle_seats) are taken."""
+    from snack_envs.agents import make_policy
+
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) \['food_copy'\] for snack_wars"):
+        make_policy(spec, "snack_wars_v0", 2, food_copy="equal")
+    with pytest.raises(ConfigError, match=r"food_copies"):
+        make_policy(spec, "snack_wars_v0", 2, food_copies="lots")
+    assert make_policy(spec, "snack_wars_v0", 2, food_copies="equal", max_steps=50, shuffle_seats=False) is not None
+
+
+def test_the_heuristic_is_made_for_a_player_count_and_options_the_game_has():
+    from snack_envs.agents import heuristic_policy
+
+    with pytest.raises(ConfigError, match=r"snack_wars is played by 2 to 5 players, got num_players=0"):
+        heuristic_policy("snack_wars_v0", 0)
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) \['rat_snack'\] for snack_time"):
+        heuristic_policy("snack_time_v0", 1, rat_snack=True)
+
+
+@pytest.mark.parametrize("spec", [None, 3, ["heuristic"]])
+def test_a_policy_is_named_by_a_string_or_a_path(spec):
+    """None or a number failed in pathlib's TypeError; a path (pathlib.Path) to a checkpoint is taken."""
+    from snack_envs.agents import make_policy
+
+    with pytest.raises(ConfigError, match=r"a policy is named by a string or a path, got " + re.escape(repr(spec))):
+        make_policy(spec, "snack_wars_v0", 2)
+    assert make_policy(CHECKPOINTS / "snack_wars_v0.zip", "snack_wars_v0", 2).name == "snack_wars_v0"
 
 
 def test_a_seeded_policy_is_reset_with_a_seed_or_none_only():

@@ -82,9 +82,6 @@ class GamePolicy(SeededPolicy):
 
     name = "game policy"
     uses_game = True
-    # The env's own keywords beside the game's options (core.env): a bot that plays from the game has no use
-    # for them, and an env's options (a training config's env.options) may hold them.
-    ENV_KEYWORDS = ("max_steps", "shuffle_seats")
 
     @staticmethod
     def check_num_players(env_name: str, num_players: Any) -> int:
@@ -93,16 +90,12 @@ class GamePolicy(SeededPolicy):
 
         return specs.get(env_name).rules_class.check_num_players(num_players)
 
-    @classmethod
-    def check_env_options(cls, env_name: str, env_options: dict[str, Any]) -> dict[str, Any]:
-        """`env_options`, the keywords of an env of `env_name`, checked (a misspelt option is a ConfigError):
-        the game's options, merged over their defaults; ENV_KEYWORDS are left out."""
+    @staticmethod
+    def check_env_options(env_name: str, env_options: dict[str, Any]) -> dict[str, Any]:
+        """`env_options`, the keywords of an env of `env_name`, checked: `GameSpec.game_options`."""
         from snack_envs import specs
-        from snack_envs.core.game import check_options
 
-        spec = specs.get(env_name)
-        given = {key: value for key, value in env_options.items() if key not in cls.ENV_KEYWORDS}
-        return check_options(spec.name, spec.rules_class.options, given)
+        return specs.get(env_name).game_options(env_options)
 
     def check_game(self, game: Any, seat: Any) -> None:
         """Refuse a position this bot cannot play, naming it: a game other than its `env_name`'s, one of
