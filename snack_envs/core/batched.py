@@ -239,6 +239,9 @@ class BatchedEnv:
         for name, value in (("auto_reset", auto_reset), ("final_observations", final_observations)):
             if not is_bool(value):
                 raise ConfigError(f"{name} must be a bool, got {value!r}")
+        if options.get("render_mode") is not None:
+            raise ConfigError(f"the batched engine draws nothing (render_mode={options['render_mode']!r}): "
+                              "render a game it exports, e.g. export(0).render_text()")
         # The env itself checks every keyword, so both engines accept and refuse the same ones.
         probe = spec.env_class(num_players=num_players, reward=reward, max_steps=max_steps,
                                shuffle_seats=shuffle_seats, **options)

@@ -57,6 +57,9 @@ def test_bad_input_is_a_clear_error_that_changes_nothing(name):
             with pytest.raises(ConfigError, match=rf"{flag} must be a bool, got {re.escape(repr(value))}"):
                 batched.make(name, num_envs=4, **{flag: value})
         assert getattr(batched.make(name, num_envs=4, **{flag: np.bool_(False)}), flag) is False
+    with pytest.raises(ConfigError, match=r"the batched engine draws nothing \(render_mode='rgb_array'\)"):
+        batched.make(name, num_envs=4, render_mode="rgb_array")  # the env's keyword, taken and never drawn
+    assert batched.make(name, num_envs=4, render_mode=None).num_envs == 4
     with pytest.raises(specs.UnknownEnvError):
         batched.make("snack_nothing_v0", num_envs=4)
     venv = batched.make(name, num_envs=4, seed=1)

@@ -54,3 +54,14 @@ def test_return_state_gives_the_envs_global_state_at_every_step(name):
     assert rollout["next", "state"].shape[-1] == pettingzoo_env.state_space.shape[0]
     assert np.array_equal(rollout["next", "state"][-1].numpy(), pettingzoo_env.state())
     assert not torch.equal(rollout["state"][0], rollout["next", "state"][-1])  # it follows the game
+
+
+@pytest.mark.parametrize("flag", ["raw", "return_state"])
+def test_make_env_takes_its_flags_as_bools_only(flag):
+    """Read by their truth, raw="no" built the raw env and return_state=1 was taken as True."""
+    from snack_envs.core.game import ConfigError
+
+    for value in ("no", 1, None):
+        with pytest.raises(ConfigError, match=rf"make_env: {flag} must be a bool, got {value!r}"):
+            make_env("snack_rabbits_v0", **{flag: value})
+    assert make_env("snack_rabbits_v0", **{flag: np.bool_(False)}) is not None
