@@ -423,7 +423,11 @@ class BatchedEnv:
         return game
 
     def load(self, i: int, game: Game) -> None:
-        """Set env i to the position of reference `game` (same game, options and player count)."""
+        """Set env i to the position of reference `game` (same game, options and player count). The batch's
+        masks and observations are read afresh, so `step`, `random_actions` and `heuristic_actions` take
+        env i as it is now; `observe()` returns them. Only after `reset()`, which would deal env i anew."""
+        if not self._started:
+            raise IllegalActionError("call reset() before load(): reset() deals every env anew")
         i = self._env_index(i)
         config = self.kernel.seat_config(i) if hasattr(self.kernel, "seat_config") else self.config
         if type(game) is not self.game_class or game.num_players != self.num_players or game.config != config:
@@ -435,6 +439,7 @@ class BatchedEnv:
         self.kernel.load(i, game)
         self.steps[i] = 0
         self.live[i] = not game.game_over
+        self._observe()  # the masks the next step is checked against, and the bots' observations
 
     def outcomes(self, i: int) -> dict:
         """The chance outcomes of env i's last step, as keywords that script them in the reference game

@@ -150,6 +150,38 @@ def test_a_loaded_reference_game_continues_in_the_batch(name):
             venv.load(0, broken)
 
 
+@pytest.mark.parametrize("name", BATCHED)
+def test_a_loaded_game_is_what_the_next_step_and_the_bots_read(name):
+    """After `load`, the batch's cached masks and observations were env i's old ones until `observe()`: a
+    step was checked against the old position's legal actions (one illegal now was played into the kernel),
+    and `random_actions` and `heuristic_actions` chose from the old position. Loading before `reset()`,
+    which deals every env anew, is refused."""
+    make = dict(num_envs=2, auto_reset=False, shuffle_seats=False)
+    source = batched.make(name, seed=5, **make)
+    out = source.reset()
+    for _ in range(2):
+        out = source.step(source.random_actions())
+    venv = batched.make(name, seed=0, **make)
+    with pytest.raises(IllegalActionError, match=r"call reset\(\) before load\(\)"):
+        venv.load(0, source.export(0))
+    before = venv.reset()
+    for _ in range(12):  # further on, where more is legal than early in the game loaded
+        before = venv.step(venv.random_actions())
+    venv.load(0, source.export(0))  # no observe() before the step and the bots
+    A = venv.num_actions
+    legal, was_legal = out[1][0].reshape(-1, A) > 0, before[1][0].reshape(-1, A) > 0  # by agent to act
+    for actions in (venv.random_actions(), venv.heuristic_actions()):
+        assert legal[np.arange(len(legal)), actions[0].reshape(-1)].all()
+    agent, action = np.argwhere(was_legal & ~legal)[0]
+    actions = venv.random_actions()
+    actions.reshape(2, -1)[0, agent] = action
+    with pytest.raises(IllegalActionError, match=rf"env 0: action {action} is illegal"):
+        venv.step(actions)
+    assert venv.export(0) == source.export(0)
+    for mine, theirs in zip(venv.observe(), out):
+        assert np.array_equal(mine[0], theirs[0])
+
+
 @pytest.mark.parametrize("name, options", [pytest.param(name, {}, id=name) for name in BATCHED] + [
     pytest.param("speed_snacks_v1", {"speed_0": 1.0, "speed_1": 0.5}, id="speed_snacks_v1-unequal_speeds")])
 def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, monkeypatch):
