@@ -120,7 +120,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _draw_opponent(self) -> Policy:
         if self.opponent_sampler is not None:
-            return self.opponent_sampler(self._rng)
+            policy = self.opponent_sampler(self._rng)
+            if not (hasattr(policy, "act") and hasattr(policy, "reset")):
+                raise ConfigError(f"opponent_sampler returned {policy!r}, which is no policy (act and reset)")
+            return policy
         return self.opponent_pool[int(self._rng.integers(len(self.opponent_pool)))]
 
     def step(self, action):

@@ -10,6 +10,8 @@ close()."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -189,6 +191,14 @@ def test_an_opponent_that_is_neither_a_spec_nor_a_policy_is_refused_when_made(op
 def test_an_opponent_sampler_must_be_callable():
     with pytest.raises(ConfigError, match=r"opponent_sampler must be a function of a Generator, got 'heuristic'"):
         SingleAgentEnv("snack_wars_v0", opponents=(), opponent_sampler="heuristic")
+
+
+@pytest.mark.parametrize("drawn", [3, "heuristic", None])
+def test_an_opponent_sampler_must_return_a_policy(drawn):
+    """What the sampler returns is named when the game starts; it failed in AttributeError (no `reset`)."""
+    env = SingleAgentEnv("snack_wars_v0", opponents=(), opponent_sampler=lambda rng: drawn)
+    with pytest.raises(ConfigError, match=rf"opponent_sampler returned {re.escape(repr(drawn))}, which is no policy"):
+        env.reset(seed=0)
 
 
 @pytest.mark.parametrize("name", [["snack_wars_v0"], None, 3])
