@@ -127,6 +127,21 @@ def policy_seed(seed: int | None, seat: int) -> int | None:
     return None if seed is None else seed * 97 + seat
 
 
+def check_players(env, policies: Any) -> None:
+    """`policies` must map each of `env`'s agents, and nothing else, to a policy (`act` and `reset`), else a
+    ConfigError naming what is wrong."""
+    if not isinstance(policies, Mapping):
+        raise ConfigError(f"play: policies must be a dict agent -> policy, got {policies!r}")
+    agents = list(env.possible_agents)
+    missing, unknown = [a for a in agents if a not in policies], [a for a in policies if a not in agents]
+    if missing or unknown:
+        raise ConfigError(f"play: policies must be given for exactly the agents {agents}: missing {missing}, "
+                          f"not agents of the game {unknown}")
+    for agent in agents:
+        if not (hasattr(policies[agent], "act") and hasattr(policies[agent], "reset")):
+            raise ConfigError(f"play: the policy of {agent} has no act and reset: {policies[agent]!r}")
+
+
 def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watcher | None = None) -> dict:
     """Reset `env` with `seed` and play it to the end with `policies` (agent -> Policy).
 
@@ -135,6 +150,9 @@ def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watch
     True the episode stops there. Returns, by seat: `scores` and `winners` (None while unfinished),
     `finished` (the game ended by its rules), `truncated`, and `steps` (env steps taken)."""
     seed = check_seed(seed, "play")
+    check_players(env, policies)
+    if watch is not None and not callable(watch):
+        raise ConfigError(f"play: watch must be a function (env, actions) -> bool or None, got {watch!r}")
     for seat, agent in enumerate(env.possible_agents):
         policies[agent].reset(policy_seed(seed, seat))
     parallel = isinstance(env, ParallelEnv)
