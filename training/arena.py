@@ -52,6 +52,9 @@ def resolve(spec: Any, env_name: str, num_players: int, seed: int, **options: An
     of the native bots stay names; anything else becomes a policy (a policy object stays as it is, once its
     own `env_name` and `num_players`, where it has them, are checked against the match's)."""
     if not isinstance(spec, (str, Path)):
+        if not (hasattr(spec, "act") and hasattr(spec, "reset")):
+            raise ConfigError(f"a player is a spec ('random', 'heuristic', a checkpoint path...) or a policy "
+                              f"(with act and reset), got {spec!r}")
         for attribute, wanted in (("env_name", env_name), ("num_players", num_players)):
             made_for = getattr(spec, attribute, None)
             if made_for is not None and made_for != wanted:
@@ -190,7 +193,7 @@ def match(
     if isinstance(others, (str, Path)) or not isinstance(others, Sequence):
         others = [others] * (num_players - 1)
     if len(others) != num_players - 1:
-        raise ValueError(f"{num_players} players: give one opponent spec or {num_players - 1}, not {len(others)}")
+        raise ConfigError(f"{num_players} players: give one opponent spec or {num_players - 1}, not {len(others)}")
     specs_by_key: dict[str, Any] = {}  # one policy per distinct spec
     lineup = []
     for spec in [hero, *others]:

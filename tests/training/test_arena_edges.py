@@ -208,8 +208,22 @@ def test_a_match_lineup_by_hand():
     m = match("snack_wars_v0", 4, "random", ["heuristic", "random", "heuristic"], 4, seed=0, num_envs=8)
     assert (m["villain"], m["num_envs"], m["unfinished"]) == ("heuristic + random", 4, 0)
     assert sum(m["places"]) == pytest.approx(4) and [s["games"] for s in m["by_seat"]] == [1, 1, 1, 1]
-    with pytest.raises(ValueError, match="give one opponent spec or 2, not 3"):
+    with pytest.raises(ConfigError, match="give one opponent spec or 2, not 3"):
         match("snack_wars_v0", 3, "heuristic", ["random"] * 3, 4)
+
+
+@pytest.mark.parametrize("player", [None, 3, ["random"]])
+def test_a_player_is_a_spec_or_a_policy(player):
+    """None or a number as hero, opponent or solo player failed in AttributeError ('... has no attribute
+    reset') once the games had started; it is named before."""
+    message = r"a player is a spec \('random', 'heuristic', a checkpoint path...\) or a policy \(with act and reset\)"
+    with pytest.raises(ConfigError, match=message + r", got " + re.escape(repr(player))):
+        match("snack_wars_v0", 2, player, "random", 2, seed=0)
+    if not isinstance(player, list):  # a list of others is one per seat
+        with pytest.raises(ConfigError, match=message):
+            match("snack_wars_v0", 2, "random", player, 2, seed=0)
+    with pytest.raises(ConfigError, match=message):
+        solo("snack_time_v0", player, 2, seed=0)
 
 
 def test_the_by_seat_win_shares_are_the_win_shares_of_the_games_in_that_seat():
