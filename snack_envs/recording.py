@@ -44,7 +44,7 @@ from snack_envs.agents import RandomPolicy
 from snack_envs.core.env import check_viewer
 from snack_envs.core.game import ConfigError, finite_float, is_int
 from snack_envs.core.picture import pillow
-from snack_envs.core.rollout import play
+from snack_envs.core.rollout import is_policy, play
 
 DEFAULT_FPS = 2
 
@@ -69,11 +69,11 @@ class _FunctionPolicy:
 def _as_policy(agent: str, policy: Any):
     if policy is None:
         return RandomPolicy()
-    if hasattr(policy, "act") and hasattr(policy, "reset"):
+    if is_policy(policy):
         return policy
     if not (hasattr(policy, "act") or callable(policy)):
-        raise ConfigError(f"policies[{agent!r}] must be a policy (with act) or a function obs -> action, "
-                          f"got {policy!r}")
+        raise ConfigError(f"policies[{agent!r}] must be a policy (with act or act_game) or a function "
+                          f"obs -> action, got {policy!r}")
     return _FunctionPolicy(policy)
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from snack_envs import specs
 from snack_envs.agents import Policy, make_policy
 from snack_envs.core.game import ConfigError, IllegalActionError, action_int, check_reset_options, check_seed, finite_float
+from snack_envs.core.rollout import is_policy
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -121,8 +122,9 @@ class SingleAgentEnv(gymnasium.Env):
     def _draw_opponent(self) -> Policy:
         if self.opponent_sampler is not None:
             policy = self.opponent_sampler(self._rng)
-            if not (hasattr(policy, "act") and hasattr(policy, "reset")):
-                raise ConfigError(f"opponent_sampler returned {policy!r}, which is no policy (act and reset)")
+            if not is_policy(policy):
+                raise ConfigError(f"opponent_sampler returned {policy!r}, which is no policy (reset, and act or "
+                                  "act_game)")
             return policy
         return self.opponent_pool[int(self._rng.integers(len(self.opponent_pool)))]
 

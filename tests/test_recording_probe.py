@@ -232,7 +232,7 @@ def test_record_episode_hands_a_policy_s_action_to_the_env_uncast_and_refuses_wh
     for answer in (1.7, "3", True):
         with pytest.raises(IllegalActionError, match=r"an action must be an int"):
             record_episode("snack_rabbits_v0", seed=1, policies={"player_0": lambda obs: answer})  # noqa: B023
-    with pytest.raises(ConfigError, match=r"policies\['player_1'\] must be a policy \(with act\) or a function"):
+    with pytest.raises(ConfigError, match=r"policies\['player_1'\] must be a policy \(with act or act_game\) or a"):
         record_episode("snack_rabbits_v0", seed=1, policies={"player_1": 3})
     first_legal = {"player_0": lambda obs: np.flatnonzero(obs["action_mask"])[0]}  # a numpy int is an int
     assert len(record_episode("snack_rabbits_v0", seed=1, policies=first_legal, max_frames=3)) == 3

@@ -37,7 +37,7 @@ def test_play_refuses_policies_that_do_not_match_the_agents_or_a_watch_that_is_n
     for policies, message in [
         ({"player_0": RandomPolicy()}, r"exactly the agents \['player_0', 'player_1'\]: missing \['player_1'\]"),
         ({**both, "player_7": RandomPolicy()}, r"missing \[\], not agents of the game \['player_7'\]"),
-        ({**both, "player_0": "random"}, r"the policy of player_0 has no act and reset: 'random'"),
+        ({**both, "player_0": "random"}, r"the policy of player_0 is no policy \(reset, and act or act_game\): 'random'"),
         (list(both.values()), r"policies must be a dict agent -> policy, got \["),
     ]:
         with pytest.raises(ConfigError, match=r"^play: .*" + message):

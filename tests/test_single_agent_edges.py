@@ -201,6 +201,23 @@ def test_an_opponent_sampler_must_return_a_policy(drawn):
         env.reset(seed=0)
 
 
+def test_an_opponent_sampler_may_return_a_bot_that_plays_from_the_game_alone():
+    """A policy is `reset` and `act`, or `act_game` with `uses_game` (core.rollout.is_policy), as `play` takes it."""
+
+    class FirstLegalOnTheGame:
+        name, uses_game = "first legal", True
+
+        def reset(self, seed=None):
+            pass
+
+        def act_game(self, game, seat):
+            return game.legal_actions(seat)[0]
+
+    env = SingleAgentEnv("snack_wars_v0", opponents=(), opponent_sampler=lambda rng: FirstLegalOnTheGame())
+    terminated, _ = play_first_legal(env, seed=0)
+    assert terminated
+
+
 @pytest.mark.parametrize("name", [["snack_wars_v0"], None, 3])
 def test_an_env_name_that_is_no_string_is_an_unknown_env(name):
     from snack_envs.specs import UnknownEnvError

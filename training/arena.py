@@ -41,6 +41,7 @@ import numpy as np
 from snack_envs.agents import make_policy
 from snack_envs.core.batched import BatchedEnv
 from snack_envs.core.game import ConfigError, is_int
+from snack_envs.core.rollout import is_policy
 from snack_envs.training.outcomes import match_result, mean_interval
 
 NATIVE = ("random", "heuristic")
@@ -52,9 +53,9 @@ def resolve(spec: Any, env_name: str, num_players: int, seed: int, **options: An
     of the native bots stay names; anything else becomes a policy (a policy object stays as it is, once its
     own `env_name` and `num_players`, where it has them, are checked against the match's)."""
     if not isinstance(spec, (str, Path)):
-        if not (hasattr(spec, "act") and hasattr(spec, "reset")):
+        if not (is_policy(spec) or hasattr(spec, "act_batch") and hasattr(spec, "reset")):
             raise ConfigError(f"a player is a spec ('random', 'heuristic', a checkpoint path...) or a policy "
-                              f"(with act and reset), got {spec!r}")
+                              f"(reset, and act, act_batch or act_game), got {spec!r}")
         for attribute, wanted in (("env_name", env_name), ("num_players", num_players)):
             made_for = getattr(spec, attribute, None)
             if made_for is not None and made_for != wanted:

@@ -127,8 +127,15 @@ def policy_seed(seed: int | None, seat: int) -> int | None:
     return None if seed is None else seed * 97 + seat
 
 
+def is_policy(player: Any) -> bool:
+    """Whether `player` plays as a policy: it has `reset(seed)`, and `act(observation, action_mask)` or, with
+    `uses_game`, `act_game(game, seat)`."""
+    return hasattr(player, "reset") and (
+        hasattr(player, "act") or (getattr(player, "uses_game", False) and hasattr(player, "act_game")))
+
+
 def check_players(env, policies: Any) -> None:
-    """`policies` must map each of `env`'s agents, and nothing else, to a policy (`act` and `reset`), else a
+    """`policies` must map each of `env`'s agents, and nothing else, to a policy (`is_policy`), else a
     ConfigError naming what is wrong."""
     if not isinstance(policies, Mapping):
         raise ConfigError(f"play: policies must be a dict agent -> policy, got {policies!r}")
@@ -138,8 +145,9 @@ def check_players(env, policies: Any) -> None:
         raise ConfigError(f"play: policies must be given for exactly the agents {agents}: missing {missing}, "
                           f"not agents of the game {unknown}")
     for agent in agents:
-        if not (hasattr(policies[agent], "act") and hasattr(policies[agent], "reset")):
-            raise ConfigError(f"play: the policy of {agent} has no act and reset: {policies[agent]!r}")
+        if not is_policy(policies[agent]):
+            raise ConfigError(f"play: the policy of {agent} is no policy (reset, and act or act_game): "
+                              f"{policies[agent]!r}")
 
 
 def play(env, policies: Mapping[str, Any], seed: int | None = None, watch: Watcher | None = None) -> dict:

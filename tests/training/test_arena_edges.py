@@ -216,7 +216,7 @@ def test_a_match_lineup_by_hand():
 def test_a_player_is_a_spec_or_a_policy(player):
     """None or a number as hero, opponent or solo player failed in AttributeError ('... has no attribute
     reset') once the games had started; it is named before."""
-    message = r"a player is a spec \('random', 'heuristic', a checkpoint path...\) or a policy \(with act and reset\)"
+    message = r"a player is a spec \('random', 'heuristic', a checkpoint path...\) or a policy \(reset, and act, act_batch or act_game\)"
     with pytest.raises(ConfigError, match=message + r", got " + re.escape(repr(player))):
         match("snack_wars_v0", 2, player, "random", 2, seed=0)
     if not isinstance(player, list):  # a list of others is one per seat
