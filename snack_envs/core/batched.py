@@ -418,6 +418,8 @@ class BatchedEnv:
     # --- reference games --------------------------------------------------------------------------------
     def export(self, i: int) -> Game:
         """Env i as a reference `Game`, its rng seeded from env i's stream (the stream is not advanced)."""
+        if not self._started:
+            raise IllegalActionError("call reset() before export(): nothing is dealt yet")
         game = self.kernel.export(self._env_index(i))
         game.rng = stream_rng(self.rng[i])
         return game
@@ -437,6 +439,7 @@ class BatchedEnv:
         if problems:
             raise ConfigError(f"the game given breaks its invariants: {problems}")
         self.kernel.load(i, game)
+        self._ended_outcomes.pop(i, None)  # the game that ended there is gone, and with it its last step
         self.steps[i] = 0
         self.live[i] = not game.game_over
         self._observe()  # the masks the next step is checked against, and the bots' observations

@@ -182,6 +182,26 @@ def test_a_loaded_game_is_what_the_next_step_and_the_bots_read(name):
         assert np.array_equal(mine[0], theirs[0])
 
 
+def test_after_a_load_the_outcomes_are_the_loaded_games_not_those_of_the_game_that_ended_there():
+    """With auto_reset, `outcomes(i)` of a step that ended env i's game are that game's last chance (Snack
+    Rabbits' roll); once a game is loaded there, they are the loaded game's (none yet), not the old roll."""
+    venv = batched.make("snack_rabbits_v0", num_envs=4, seed=0)
+    venv.reset()
+    for _ in range(3000):
+        terminated = venv.step(venv.random_actions())[-2]
+        ended = [int(i) for i in np.flatnonzero(terminated) if venv.outcomes(int(i))]
+        if ended:
+            break
+    i = ended[0]
+    assert "roll" in venv.outcomes(i)
+    source = batched.make("snack_rabbits_v0", num_envs=1, seed=9)
+    with pytest.raises(IllegalActionError, match=r"call reset\(\) before export\(\)"):
+        source.export(0)  # nothing dealt yet: the kernel's arrays are zeros, no game
+    source.reset()
+    venv.load(i, source.export(0))
+    assert venv.outcomes(i) == {}
+
+
 @pytest.mark.parametrize("name, options", [pytest.param(name, {}, id=name) for name in BATCHED] + [
     pytest.param("speed_snacks_v1", {"speed_0": 1.0, "speed_1": 0.5}, id="speed_snacks_v1-unequal_speeds")])
 def test_the_sb3_vec_env_gives_the_learner_its_reference_reward(name, options, monkeypatch):
