@@ -304,8 +304,7 @@ class BatchedEnv:
         (simultaneous, int [B, n] by agent). Returns obs, mask, (player,) rewards [B, n] by agent,
         terminated, truncated; a finished game's env starts a new game at once (the obs is the new game's).
         `envs` (bool [B]) steps only those envs; the others ignore their actions and stay as they are."""
-        if not self._started:
-            raise IllegalActionError("call reset() before step()")
+        self._check_dealt("step")
         B, n = self.num_envs, self.num_players
         given = check_int_array("actions", actions, self._shape)  # by agent (simultaneous) or the acting agent's
         live = self._live_among(envs)
@@ -392,8 +391,7 @@ class BatchedEnv:
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action for each decision now due, shaped as `step` takes them (-1 where
         none is legal), drawn natively from a stream of its own: the games' streams are not touched."""
-        if not self._started:
-            raise IllegalActionError("call reset() before random_actions()")
+        self._check_dealt("random_actions")
         actions = np.empty(self._shape, np.int64)
         sample_legal(self._mask.reshape(-1, self.num_actions), self._action_stream, actions.reshape(-1))
         return actions
@@ -404,8 +402,7 @@ class BatchedEnv:
         action is legal, or outside `envs` (bool [B]) if given. Speed Snacks' bot remembers what it saw:
         ask it every tick, for every env it plays in, for its memory to follow the game, as the Python
         bot must be."""
-        if not self._started:
-            raise IllegalActionError("call reset() before heuristic_actions()")
+        self._check_dealt("heuristic_actions")
         which = self._live_among(envs)
         kernel = self.kernel
         if hasattr(kernel, "heuristic_act"):  # a bot with memory, one per env and agent row
@@ -418,8 +415,7 @@ class BatchedEnv:
     # --- reference games --------------------------------------------------------------------------------
     def export(self, i: int) -> Game:
         """Env i as a reference `Game`, its rng seeded from env i's stream (the stream is not advanced)."""
-        if not self._started:
-            raise IllegalActionError("call reset() before export(): nothing is dealt yet")
+        self._check_dealt("export")
         game = self.kernel.export(self._env_index(i))
         game.rng = stream_rng(self.rng[i])
         return game
@@ -428,8 +424,7 @@ class BatchedEnv:
         """Set env i to the position of reference `game` (same game, options and player count). The batch's
         masks and observations are read afresh, so `step`, `random_actions` and `heuristic_actions` take
         env i as it is now; `observe()` returns them. Only after `reset()`, which would deal env i anew."""
-        if not self._started:
-            raise IllegalActionError("call reset() before load(): reset() deals every env anew")
+        self._check_dealt("load")  # reset() would deal the loaded game away
         i = self._env_index(i)
         config = self.kernel.seat_config(i) if hasattr(self.kernel, "seat_config") else self.config
         if type(game) is not self.game_class or game.num_players != self.num_players or game.config != config:
@@ -447,16 +442,24 @@ class BatchedEnv:
     def outcomes(self, i: int) -> dict:
         """The chance outcomes of env i's last step, as keywords that script them in the reference game
         (also when that step ended the game and a new one was dealt)."""
+        self._check_dealt("outcomes")
         i = self._env_index(i)
         return self._ended_outcomes[i] if i in self._ended_outcomes else self.kernel.outcomes(i)
 
     def observe(self):
         """The current observations, masks (and, turn-based, the agents to act), as `reset` returns them."""
+        self._check_dealt("observe")
         return self._observe()
 
     def agent_seats(self, i: int) -> list[int]:
         """Env i's seat of each agent."""
+        self._check_dealt("agent_seats")
         return self.seat_of_agent[self._env_index(i)].tolist()
+
+    def _check_dealt(self, call: str) -> None:
+        """Before the first `reset()` no game is dealt: the kernel's arrays are zeros, which are no position."""
+        if not self._started:
+            raise IllegalActionError(f"call reset() before {call}(): no game is dealt yet")
 
     def _live_among(self, envs: Any) -> np.ndarray:
         """The live envs among `envs` (bool [B]; None: all), refusing anything else: an array of env

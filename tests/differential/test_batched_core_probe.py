@@ -260,9 +260,16 @@ def test_a_batch_takes_one_env_and_refuses_a_seed_that_is_not_a_non_negative_int
 
 
 def test_the_action_calls_need_a_reset_first_and_reset_without_seed_goes_on_with_the_streams():
+    """Before the first reset() no game is dealt (the kernel's arrays are zeros): every call that reads or
+    sets a game says so, where observe() gave masks of no position (Speed Snacks': 12 legal actions) and
+    agent_seats() put every agent in seat 0."""
     venv = batched.make("snack_rabbits_v0", num_envs=4, seed=3)
-    for call in (venv.random_actions, venv.heuristic_actions):
-        with pytest.raises(IllegalActionError, match=r"call reset\(\) before"):
+    calls = {"step": lambda: venv.step(np.zeros(4, np.int64)), "random_actions": venv.random_actions,
+             "heuristic_actions": venv.heuristic_actions, "observe": venv.observe, "export": lambda: venv.export(0),
+             "load": lambda: venv.load(0, None), "outcomes": lambda: venv.outcomes(0),
+             "agent_seats": lambda: venv.agent_seats(0)}
+    for name, call in calls.items():
+        with pytest.raises(IllegalActionError, match=rf"^call reset\(\) before {name}\(\): no game is dealt yet$"):
             call()
     first = venv.reset()
     second = venv.reset()
