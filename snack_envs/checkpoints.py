@@ -26,7 +26,7 @@ from typing import IO, Any, Callable
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, is_bool, is_int
+from snack_envs.core.game import ConfigError, check_bool, is_int
 from snack_envs.core.rollout import SeededPolicy, check_position
 
 FORMAT = "snack-envs-checkpoint/1"
@@ -202,12 +202,6 @@ def masked_sample(logits: np.ndarray, action_mask: np.ndarray, rng: np.random.Ge
     return int(legal[rng.choice(len(legal), p=p / p.sum())])
 
 
-def check_deterministic(name: str, deterministic: Any) -> None:
-    """A policy's `deterministic` flag must be a bool (a ConfigError naming the policy otherwise)."""
-    if not is_bool(deterministic):
-        raise ConfigError(f"{name}: deterministic must be a bool, got {deterministic!r}")
-
-
 class LogitsPolicy(SeededPolicy):
     """A policy that scores the actions with logits (`logits(observation, action_mask)`): deterministic,
     the best legal action; otherwise one drawn from the masked softmax by its own generator, which
@@ -218,7 +212,7 @@ class LogitsPolicy(SeededPolicy):
     num_actions: int | None = None
 
     def __init__(self, name: str, deterministic: bool = True, seed: int | None = None):
-        check_deterministic(name, deterministic)
+        check_bool(deterministic, "deterministic", name)
         super().__init__(seed)
         self.name = name
         self.deterministic = bool(deterministic)
@@ -326,7 +320,7 @@ def load_policy(
     """Load a checkpoint after checking that it fits `env_name` with `num_players` (see module docstring):
     its metadata, then its network's input and output sizes. A misfit is a CheckpointError naming the path."""
     path = Path(path)
-    check_deterministic(path.stem, deterministic)  # before loading the model, which takes seconds
+    check_bool(deterministic, "deterministic", path.stem)  # before loading the model, which takes seconds
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_options, check_seed, is_bool, is_int
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_bool, check_options, check_seed, is_int
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
@@ -236,9 +236,8 @@ class BatchedEnv:
             raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
         if not is_int(seed) or seed < 0:
             raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
-        for name, value in (("auto_reset", auto_reset), ("final_observations", final_observations)):
-            if not is_bool(value):
-                raise ConfigError(f"{name} must be a bool, got {value!r}")
+        check_bool(auto_reset, "auto_reset")
+        check_bool(final_observations, "final_observations")
         if options.get("render_mode") is not None:
             raise ConfigError(f"the batched engine draws nothing (render_mode={options['render_mode']!r}): "
                               "render a game it exports, e.g. export(0).render_text()")

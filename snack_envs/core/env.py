@@ -33,7 +33,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_seed, finite_float, is_bool, is_int
+from snack_envs.core.game import (
+    ConfigError, Game, IllegalActionError, check_bool, check_seed, finite_float, is_bool, is_int,
+)
 
 REWARD_MODES = ("win", "score", "margin")
 MAX_STEPS_LIMIT = 2**63 - 1  # the most max_steps may be: the batched engine (core/batched.py) counts in int64
@@ -94,8 +96,7 @@ class SnackEnvBase:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
             raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")
-        if not is_bool(shuffle_seats):
-            raise ConfigError(f"shuffle_seats must be a bool, got {shuffle_seats!r}")
+        check_bool(shuffle_seats, "shuffle_seats")
         # Probe the options once, so a bad value fails here and not at reset.
         probe = game_cls(self.num_players, np.random.default_rng(0), **options)
         self.game_options = dict(options)

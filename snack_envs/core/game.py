@@ -39,6 +39,14 @@ def is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def check_bool(value: Any, name: str, owner: str | None = None) -> bool:
+    """`value` as a Python bool if it is one (`is_bool`), else a ConfigError naming `name` (and its `owner`):
+    a flag is never read by its truth, where "no" would mean yes."""
+    if not is_bool(value):
+        raise ConfigError(f"{owner + ': ' if owner else ''}{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
 def action_int(action: Any, owner: str) -> int:
     """`action` as an int if it is one: a Python int, a numpy integer or a 0-d integer array. Anything
     else (a bool, a float, a string, a longer array) is an IllegalActionError, never cast."""

@@ -66,8 +66,8 @@ import gymnasium
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_deterministic, check_fits, check_network, env_facts, read_metadata
-from snack_envs.core.game import ConfigError
+from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
+from snack_envs.core.game import ConfigError, check_bool
 from snack_envs.core.rollout import RandomPolicy
 from snack_envs.opponents import OpponentMix
 
@@ -432,7 +432,7 @@ def load_policy(
     for `<run>/final`, written by `snack-train --backend rllib`) where there is one, and always by the
     module's observation and action sizes."""
     path = Path(checkpoint)
-    check_deterministic(path.name, deterministic)  # before loading the module, which takes seconds
+    check_bool(deterministic, "deterministic", path.name)  # before loading the module, which takes seconds
     inner = module_path(path, module_id)
     try:
         if not (inner / "class_and_ctor_args.pkl").is_file():

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, is_bool
+from snack_envs.core.game import check_bool
 
 with extras.needed("snack_envs.integrations.torchrl"):
     from torchrl.envs import PettingZooWrapper
@@ -38,9 +38,8 @@ def make_env(env_name: str, seed: int | None = None, raw: bool = False, return_s
     each step also holds the env's global `state()` under "state" (every agent's observation, for a
     centralised critic such as MAPPO's)."""
     spec = specs.get(env_name)
-    for name, value in (("raw", raw), ("return_state", return_state)):
-        if not is_bool(value):  # read by its truth, "no" would mean yes
-            raise ConfigError(f"make_env: {name} must be a bool, got {value!r}")
+    check_bool(raw, "raw", "make_env")
+    check_bool(return_state, "return_state", "make_env")
     if raw:
         env = spec.raw_env(**env_kwargs)
     else:
