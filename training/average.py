@@ -14,7 +14,7 @@ env version, options and network. The metadata records the ingredients'
 metadata; `--timesteps` and `--wall-time-s` give the totals of the whole
 lineage (every run behind the ingredients, counted once): runs that share an
 ancestor would count it twice if their `lineage` records were summed. An OUT
-that exists is refused unless `--force` replaces it.
+that exists is refused unless `--force` replaces it; OUT ends in `.zip` (or has no suffix).
 """
 
 from __future__ import annotations
@@ -86,6 +86,9 @@ def main(argv=None) -> None:
         parser.error(f"--wall-time-s must be a number of seconds, 0 or more, got {args.wall_time_s}")
     if not args.out.name:
         parser.error(f"OUT {args.out} names no file: give the averaged checkpoint's path, e.g. checkpoints/<name>.zip")
+    if args.out.suffix.lower() not in ("", ".zip"):  # the checkpoint would be written under another name
+        parser.error(f"OUT {args.out} is no .zip: the checkpoint would be written as {args.out.with_suffix('.zip')}; "
+                     f"give a path ending in .zip")
     taken = [p for p in (args.out.with_suffix(".zip"), args.out.with_suffix(".json")) if p.exists()]
     if taken and not args.force:
         parser.error(f"{taken[0]} exists: give another OUT, or --force to replace it")

@@ -131,3 +131,13 @@ def test_loading_a_checkpoint_leaves_the_global_random_generators_as_they_were(t
     torch.manual_seed(13)
     load_policy(copy, env_name="snack_rabbits_v0", num_players=2)
     assert (random.random(), np.random.random(), torch.rand(1).item()) == expected
+
+
+@pytest.mark.parametrize("out", ["soup.txt", "soup.v2", "soup.json"])
+def test_averaging_refuses_an_out_that_is_no_zip_instead_of_writing_under_another_name(tmp_path, capsys, out):
+    from snack_envs.training.average import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main([str(tmp_path / out), "a.zip", "b.zip", "--timesteps", "1", "--wall-time-s", "1"])
+    assert stopped.value.code == 2 and list(tmp_path.iterdir()) == []
+    assert f"is no .zip: the checkpoint would be written as {tmp_path / Path(out).stem}.zip" in capsys.readouterr().err
