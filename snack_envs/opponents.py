@@ -19,29 +19,39 @@ import the policies (`snack_envs.agents`), which import the integrations.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
+
+from snack_envs.core.game import ConfigError, is_bool, is_int
 
 KINDS = ("random", "heuristic", "self")
 
 
 class OpponentMix:
-    """The opponent weights and the snapshots to draw from (see the module docstring)."""
+    """The opponent weights and the snapshots to draw from (see the module docstring). A weight missing
+    from `weights` is 0; a kind that is not one of KINDS is refused, as is a weight that is no finite
+    number of at least 0 (ConfigError, a ValueError)."""
 
-    def __init__(self, weights: dict[str, float], snapshots: Sequence[Any] = ()):
+    def __init__(self, weights: Mapping[str, float], snapshots: Sequence[Any] = ()):
+        if not isinstance(weights, Mapping):
+            raise ConfigError(f"the opponent weights must be a mapping of {', '.join(KINDS)} to weights, got {weights!r}")
+        if unknown := sorted(set(weights) - set(KINDS), key=str):  # a misspelt kind would weigh 0 unseen
+            raise ConfigError(f"unknown opponent kind(s) {unknown}; the kinds are {list(KINDS)}")
+        if bad := {k: w for k, w in weights.items() if is_bool(w) or not isinstance(w, (int, float, np.integer, np.floating))}:
+            raise ConfigError(f"the opponent weights must be numbers, not {bad}")  # never a cast "1" or True
         self.weights = {k: float(weights.get(k, 0.0)) for k in KINDS}
         if bad := {k: w for k, w in self.weights.items() if not 0 <= w < float("inf")}:  # NaN fails too
-            raise ValueError(f"the opponent weights must be finite and at least 0, not {bad}")
+            raise ConfigError(f"the opponent weights must be finite and at least 0, not {bad}")
         if sum(self.weights.values()) <= 0:
-            raise ValueError("the opponent weights (random, heuristic, self) must not all be 0")
-        self.snapshots = tuple(snapshots)
+            raise ConfigError("the opponent weights (random, heuristic, self) must not all be 0")
+        self.snapshots = _snapshots(snapshots)
 
     def with_snapshots(self, snapshots: Sequence[Any], keep: int | None = None) -> "OpponentMix":
         """The same weights over `snapshots`, only the newest `keep` (at least 1) of them if given."""
-        if keep is not None and keep < 1:
-            raise ValueError(f"keep={keep!r}: keep at least 1 snapshot, or give None to keep them all")
-        snapshots = tuple(snapshots)
+        if keep is not None and (not is_int(keep) or keep < 1):
+            raise ConfigError(f"keep={keep!r}: keep at least 1 snapshot (an int), or give None to keep them all")
+        snapshots = _snapshots(snapshots)
         return OpponentMix(self.weights, snapshots[-keep:] if keep else snapshots)
 
     def probabilities(self) -> np.ndarray:
@@ -66,3 +76,10 @@ class OpponentMix:
         if kind == "self":
             return self.snapshots[int(rng.integers(len(self.snapshots)))]
         return kind
+
+
+def _snapshots(snapshots: Sequence[Any]) -> tuple:
+    """`snapshots` as a tuple; a string is refused, not read as one snapshot per letter."""
+    if isinstance(snapshots, (str, bytes)) or not isinstance(snapshots, Sequence):
+        raise ConfigError(f"snapshots must be a sequence (a list or tuple) of snapshots, got {snapshots!r}")
+    return tuple(snapshots)

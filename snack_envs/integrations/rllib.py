@@ -57,17 +57,18 @@ The pieces (needs `pip install "snack-envs[rllib]"`):
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
 
 from snack_envs import extras, specs
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
-from snack_envs.core.game import ConfigError, check_bool
+from snack_envs.core.game import ConfigError, check_bool, check_seed, is_int
 from snack_envs.core.rollout import RandomPolicy
 from snack_envs.opponents import OpponentMix
 
@@ -330,10 +331,19 @@ def ppo_config(
     and self half each). `snapshots`: ids of snapshot modules to create (when
     rebuilding a run that had added some, before `restore_from_path`). `seed`: RLlib's (envs, torch) and
     the opponents' (seating, random and heuristic play); None draws fresh entropy."""
+    seed = check_seed(seed, "ppo_config")
+    snapshots = check_snapshot_ids(snapshots)
+    if isinstance(net_arch, (str, bytes)) or not isinstance(net_arch, Sequence) or not net_arch or not all(
+            is_int(width) and width > 0 for width in net_arch):
+        raise ConfigError(f"ppo_config: net_arch must be a non-empty list of layer widths (ints from 1), got {net_arch!r}")
+    for name, value, least in (("num_env_runners", num_env_runners, 0), ("num_envs_per_env_runner", num_envs_per_env_runner, 1)):
+        if not is_int(value) or value < least:
+            raise ConfigError(f"ppo_config: {name} must be an int of at least {least}, got {value!r}")
     env_kwargs = {"num_players": num_players, "reward": reward, **(env_options or {})}
     probe = make_multi_agent_env(env_name, **env_kwargs)
     agents = list(probe.possible_agents)
-    mapping = OpponentMapping(agents, OpponentMix(opponents or {"random": 0.5, "self": 0.5}, snapshots), seed)
+    mix = OpponentMix({"random": 0.5, "self": 0.5} if opponents is None else opponents, snapshots)
+    mapping = OpponentMapping(agents, mix, seed)
     fixed = {"env_name": env_name, "num_players": len(agents), "options": dict(env_options or {}), "seed": seed}
     learner = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={"fcnet_hiddens": list(net_arch)})
     modules = {LEARNER: learner}
@@ -357,8 +367,24 @@ def ppo_config(
     )
 
 
+def check_snapshot_ids(snapshots: Sequence[str]) -> tuple[str, ...]:
+    """`snapshots` as a tuple of distinct snapshot module ids, each "main_v<k>" as `add_snapshot` names them
+    (k from 1), else a ConfigError: another id would replace the learner or a bot's module, or be numbered
+    wrongly by the next `add_snapshot`."""
+    if isinstance(snapshots, (str, bytes)) or not isinstance(snapshots, Sequence):
+        raise ConfigError(f"snapshots must be a list or tuple of snapshot ids ({LEARNER}_v1, ...), got {snapshots!r}")
+    bad = [s for s in snapshots if not isinstance(s, str) or not re.fullmatch(rf"{LEARNER}_v[1-9][0-9]*", s)]
+    if bad:
+        raise ConfigError(f"snapshot ids are {LEARNER}_v1, {LEARNER}_v2, ... (as add_snapshot names them), got {bad}")
+    if len(set(snapshots)) < len(snapshots):
+        raise ConfigError(f"snapshot ids must differ, got {list(snapshots)}")
+    return tuple(snapshots)
+
+
 def add_snapshot(algo, max_snapshots: int | None = None) -> str:
     """Add a frozen copy of the learner to the opponents ("main_v<k>"), dropping the oldest beyond max_snapshots."""
+    if max_snapshots is not None and (not is_int(max_snapshots) or max_snapshots < 1):
+        raise ConfigError(f"max_snapshots={max_snapshots!r}: keep at least 1 snapshot (an int), or give None to keep them all")
     mapping: OpponentMapping = algo.config.policy_mapping_fn
     number = 1 + max((int(s.rsplit("_v", 1)[1]) for s in mapping.snapshots), default=0)
     new_id = f"{LEARNER}_v{number}"

@@ -434,6 +434,38 @@ def test_policy_module_is_never_trained_and_a_policy_wraps_a_module_greedily(rl)
     assert config.num_learners == 0 and config.num_env_runners == 0 and config.num_envs_per_env_runner == 1
 
 
+@pytest.mark.parametrize("given, message", [
+    ({"opponents": {"random": 0.5, "heurstic": 0.5}}, r"unknown opponent kind\(s\) \['heurstic'\]"),
+    ({"opponents": {}}, "must not all be 0"),
+    ({"snapshots": "main_v1"}, "snapshots must be a list or tuple of snapshot ids"),
+    ({"snapshots": ("main",)}, r"snapshot ids are main_v1, main_v2, ... \(as add_snapshot names them\), got \['main'\]"),
+    ({"snapshots": ("random",)}, r"got \['random'\]"),
+    ({"snapshots": ("main_v1", "main_v1")}, "snapshot ids must differ"),
+    ({"net_arch": (0,)}, r"net_arch must be a non-empty list of layer widths \(ints from 1\), got \(0,\)"),
+    ({"net_arch": "64"}, "net_arch must be a non-empty list of layer widths"),
+    ({"num_env_runners": -1}, "num_env_runners must be an int of at least 0, got -1"),
+    ({"num_envs_per_env_runner": 1.0}, "num_envs_per_env_runner must be an int of at least 1, got 1.0"),
+    ({"seed": "x"}, "ppo_config: seed must be a non-negative int or None, got 'x'"),
+    ({"seed": -1}, "seed must be a non-negative int or None, got -1"),
+])
+def test_ppo_config_refuses_what_would_build_another_algorithm_or_fail_later(rl, given, message):
+    """Each was taken: a misspelt kind weighed 0, a snapshot id "main" or "random" replaced the learner's or
+    a bot's module, a string of ids made one snapshot a letter, and bad sizes and seeds failed in Ray or torch."""
+    from snack_envs.core.game import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        rl.ppo_config("snack_rabbits_v0", **given)
+
+
+def test_add_snapshot_refuses_a_max_snapshots_that_keeps_none(rl):
+    """max_snapshots=0 kept every snapshot, as None does; a negative one dropped the newest."""
+    from snack_envs.core.game import ConfigError
+
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ConfigError, match=f"max_snapshots={bad!r}: keep at least 1 snapshot"):
+            rl.add_snapshot(object(), bad)
+
+
 def test_env_runner_gives_each_random_seat_of_a_turn_based_game_its_own_seeded_stream(rl):
     """Snack Wars with 3 players, turns interleaved, two sub-envs: every "random" seat plays what a
     RandomPolicy reset with the seed drawn from (seed, EnvRunner, sub-env, game, crc32 of the agent) plays

@@ -196,7 +196,7 @@ def test_adapter_works_in_subproc_vec_env():
 def test_opponent_mix_draws_by_weight_giving_self_to_the_heuristic_until_a_snapshot_exists():
     from snack_envs.opponents import OpponentMix
 
-    mix = OpponentMix({"random": 1.0, "heuristic": 1.0, "self": 2.0, "snapshot_every": 9})
+    mix = OpponentMix({"random": 1.0, "heuristic": 1.0, "self": 2.0})
     assert list(mix.probabilities()) == [0.25, 0.75, 0.0]
     rng = np.random.default_rng(0)
     draws = [mix.draw(rng) for _ in range(2000)]
@@ -216,6 +216,36 @@ def test_opponent_mix_refuses_a_weight_no_draw_could_use_when_it_is_built(weight
 
     with pytest.raises(ValueError, match=r"must be finite and at least 0, not \{'heuristic': "):
         OpponentMix({"random": 1.0, "heuristic": weight})
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"random": 0.5, "heurstic": 0.5}, r"unknown opponent kind\(s\) \['heurstic'\]; the kinds are \['random', 'heuristic', 'self'\]"),
+    ({"random": 1.0, "snapshot_every": 9}, r"unknown opponent kind\(s\) \['snapshot_every'\]"),
+    ({"random": True}, r"the opponent weights must be numbers, not \{'random': True\}"),
+    ({"self": "1", "random": 1}, r"the opponent weights must be numbers, not \{'self': '1'\}"),
+    (["random"], r"must be a mapping of random, heuristic, self to weights, got \['random'\]"),
+])
+def test_opponent_mix_refuses_a_kind_or_weight_it_does_not_know_instead_of_weighing_it_0(weights, message):
+    """A misspelt kind weighed 0 unseen (beside another kind it left that one alone), and "1" or True was cast."""
+    from snack_envs.core.game import ConfigError
+    from snack_envs.opponents import OpponentMix
+
+    with pytest.raises(ConfigError, match=message):
+        OpponentMix(weights)
+
+
+@pytest.mark.parametrize("keep", [1.5, "2", True])
+def test_opponent_mix_refuses_snapshots_given_as_a_string_or_a_keep_that_is_no_int(keep):
+    from snack_envs.core.game import ConfigError
+    from snack_envs.opponents import OpponentMix
+
+    mix = OpponentMix({"self": 1.0})
+    with pytest.raises(ConfigError, match="snapshots must be a sequence"):
+        OpponentMix({"self": 1.0}, "main_v1")  # not seven snapshots, one per letter
+    with pytest.raises(ConfigError, match="snapshots must be a sequence"):
+        mix.with_snapshots("abc")
+    with pytest.raises(ConfigError, match=f"keep={keep!r}: keep at least 1 snapshot"):
+        mix.with_snapshots(["a", "b", "c"], keep=keep)
 
 
 def test_opponent_mix_keeps_at_least_one_snapshot_or_all():
