@@ -146,7 +146,7 @@ def _env_creator(env_name: str):
 
 def register_env(env_name: str) -> str:
     """Register the game with Ray Tune (env_config = the env's keywords); returns the id "snack_envs/<game>"."""
-    env_id = f"snack_envs/{env_name}"
+    env_id = f"snack_envs/{specs.get(env_name).env_name}"  # an unknown name now, not when Ray first builds it
     _tune_register_env(env_id, _env_creator(env_name))
     return env_id
 
@@ -339,6 +339,10 @@ def ppo_config(
     for name, value, least in (("num_env_runners", num_env_runners, 0), ("num_envs_per_env_runner", num_envs_per_env_runner, 1)):
         if not is_int(value) or value < least:
             raise ConfigError(f"ppo_config: {name} must be an int of at least {least}, got {value!r}")
+    if env_options is not None and not isinstance(env_options, dict):
+        raise ConfigError(f"ppo_config: env_options must be a dict of the env's keywords, got {env_options!r}")
+    if twice := sorted({"num_players", "reward"} & set(env_options or {})):  # which of the two would count?
+        raise ConfigError(f"ppo_config: give {', '.join(twice)} as ppo_config's own argument, not in env_options")
     env_kwargs = {"num_players": num_players, "reward": reward, **(env_options or {})}
     probe = make_multi_agent_env(env_name, **env_kwargs)
     agents = list(probe.possible_agents)

@@ -447,6 +447,8 @@ def test_policy_module_is_never_trained_and_a_policy_wraps_a_module_greedily(rl)
     ({"num_envs_per_env_runner": 1.0}, "num_envs_per_env_runner must be an int of at least 1, got 1.0"),
     ({"seed": "x"}, "ppo_config: seed must be a non-negative int or None, got 'x'"),
     ({"seed": -1}, "seed must be a non-negative int or None, got -1"),
+    ({"env_options": [1]}, r"env_options must be a dict of the env's keywords, got \[1\]"),
+    ({"num_players": 2, "env_options": {"num_players": 3}}, "give num_players as ppo_config's own argument, not in env_options"),
 ])
 def test_ppo_config_refuses_what_would_build_another_algorithm_or_fail_later(rl, given, message):
     """Each was taken: a misspelt kind weighed 0, a snapshot id "main" or "random" replaced the learner's or
@@ -455,6 +457,15 @@ def test_ppo_config_refuses_what_would_build_another_algorithm_or_fail_later(rl,
 
     with pytest.raises(ConfigError, match=message):
         rl.ppo_config("snack_rabbits_v0", **given)
+
+
+def test_register_env_refuses_an_env_this_package_lacks_when_it_is_called(rl):
+    """An unknown name was registered, to fail only when Ray first built the env (in a remote EnvRunner)."""
+    from snack_envs.specs import UnknownEnvError
+
+    for bad in ("snack_wars_v9", None):
+        with pytest.raises(UnknownEnvError, match=f"unknown env {bad!r}; known envs: snack_rabbits_v0"):
+            rl.register_env(bad)
 
 
 def test_add_snapshot_refuses_a_max_snapshots_that_keeps_none(rl):
