@@ -35,7 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from snack_envs import specs
 from snack_envs.core.batched import BatchedEnv, check_int_array
-from snack_envs.core.game import check_seed
+from snack_envs.core.game import ConfigError, IllegalActionError, check_seed, is_int
 from snack_envs.opponents import OpponentMix
 
 LEARNER = 0  # the learner's agent where the agents are alike
@@ -106,6 +106,8 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         self.env_name, self.num_players = env_name, num_players
         self.simultaneous = self.batch.simultaneous
         self.mix = OpponentMix(opponents)
+        if not is_int(max_snapshots) or max_snapshots < 1:
+            raise ConfigError(f"max_snapshots must be an int of at least 1, got {max_snapshots!r}")
         self.max_snapshots = max_snapshots
         # The mix's snapshots by id, and those of them (or retired ones) that games may still be playing:
         # a game keeps the opponent it drew until it ends, even when a newer snapshot pushes it out of the mix.
@@ -199,13 +201,17 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         return self._learner_obs()
 
     def step_async(self, actions: np.ndarray) -> None:
+        self._check_dealt("step_async")
         self._actions = check_int_array("actions", actions, (self.num_envs,))  # the learner's, one per env
 
     def step_wait(self):
+        if self._actions is None:  # else the learner's seat would play action 0, or the last step's actions again
+            raise IllegalActionError("step_wait() without step_async(actions): no actions are waiting")
+        actions, self._actions = self._actions, None
         rewards = np.zeros(self.num_envs)
         done = np.zeros(self.num_envs, bool)
         infos: list[dict] = [{} for _ in range(self.num_envs)]
-        self._play(self._actions, np.ones(self.num_envs, bool), rewards, done, infos)
+        self._play(actions, np.ones(self.num_envs, bool), rewards, done, infos)
         self._advance(rewards, done, infos)
         return self._learner_obs(), rewards.astype(np.float32), done, infos
 
@@ -259,7 +265,12 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
     def _learner_obs(self) -> np.ndarray:
         return self._out[0][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[0]
 
+    def _check_dealt(self, call: str) -> None:
+        if not self._dealt:  # the engine's own check, said for this VecEnv's calls
+            raise IllegalActionError(f"call reset() before {call}(): no game is dealt yet")
+
     def action_masks(self) -> np.ndarray:
+        self._check_dealt("action_masks")
         mask = self._out[1][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[1]
         return mask.astype(bool)
 
@@ -273,6 +284,8 @@ class ConcatVecEnv(WholeBatchVecEnv):
     have the same size at every count, so the parts share their spaces."""
 
     def __init__(self, parts: list[BatchedSelfPlayVecEnv]):
+        if not parts:
+            raise ConfigError("ConcatVecEnv needs at least one part")
         self.parts = parts
         self.bounds = np.cumsum([0] + [part.num_envs for part in parts])
         self.render_mode = None
@@ -302,6 +315,7 @@ class ConcatVecEnv(WholeBatchVecEnv):
             self.parts[k].set_attr(attr_name, value, envs)
 
     def step_async(self, actions: np.ndarray) -> None:
+        actions = check_int_array("actions", actions, (self.num_envs,))  # else the parts would take slices of any length
         for part, start, stop in zip(self.parts, self.bounds, self.bounds[1:]):
             part.step_async(actions[start:stop])
 

@@ -282,3 +282,44 @@ def test_the_learners_actions_must_be_one_int_per_env_and_change_nothing_otherwi
             vec.step(bad)
     stepped, twin_stepped = vec.step(actions.astype(np.uint8)), twin.step(actions)
     assert np.array_equal(stepped[0], twin_stepped[0]) and np.array_equal(stepped[1], twin_stepped[1])
+
+
+def test_the_vecenv_refuses_calls_before_reset_and_a_step_wait_with_no_actions_waiting():
+    """Before reset() a step failed in IndexError; step_wait() with no step_async played the learner's seat
+    action 0 (or the last step's actions again) and action_masks() failed in IndexError."""
+    from snack_envs.core.game import IllegalActionError
+
+    vec = make()
+    with pytest.raises(IllegalActionError, match=r"call reset\(\) before step_async\(\): no game is dealt yet"):
+        vec.step(np.zeros(4, np.int64))
+    with pytest.raises(IllegalActionError, match=r"call reset\(\) before action_masks\(\)"):
+        vec.env_method("action_masks")
+    vec.reset()
+    rng = np.random.default_rng(0)
+    vec.step(legal(vec.action_masks(), rng))
+    masks = vec.action_masks()
+    with pytest.raises(IllegalActionError, match=r"step_wait\(\) without step_async\(actions\): no actions are waiting"):
+        vec.step_wait()
+    assert (vec.action_masks() == masks).all()  # nothing moved
+    vec.step(legal(masks, rng))  # and play goes on
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_the_vecenv_refuses_a_max_snapshots_that_keeps_none_when_built(bad):
+    """It was taken, to fail at the first add_snapshot, after the snapshot had drawn from the env's stream."""
+    from snack_envs.core.game import ConfigError
+
+    with pytest.raises(ConfigError, match=f"max_snapshots must be an int of at least 1, got {bad!r}"):
+        make(max_snapshots=bad)
+
+
+def test_a_concat_vecenv_refuses_actions_for_another_number_of_envs_and_no_parts():
+    """Five actions for four envs were taken, the fifth dropped unseen."""
+    from snack_envs.core.game import ConfigError, IllegalActionError
+
+    vec = ConcatVecEnv([make(2, num_envs=2), make(3, num_envs=2)])
+    vec.reset()
+    with pytest.raises(IllegalActionError, match=r"actions must have shape \(4,\), got \(5,\)"):
+        vec.step(np.zeros(5, np.int64))
+    with pytest.raises(ConfigError, match="at least one part"):
+        ConcatVecEnv([])
