@@ -42,7 +42,7 @@ import numpy as np
 from snack_envs import extras, specs
 from snack_envs.agents import RandomPolicy
 from snack_envs.core.env import check_viewer
-from snack_envs.core.game import ConfigError, finite_float, is_int
+from snack_envs.core.game import ConfigError, check_count, finite_float
 from snack_envs.core.picture import pillow
 from snack_envs.core.rollout import is_policy, play
 
@@ -97,8 +97,7 @@ def record_episode(
         policies = {}
     if not isinstance(policies, Mapping):
         raise ConfigError(f"policies must be a dict agent -> policy, got {policies!r}")
-    if max_frames is not None and not (is_int(max_frames) and max_frames >= 1):
-        raise ConfigError(f"max_frames must be a positive int or None, got {max_frames!r}")
+    check_count(max_frames, "max_frames", or_none=True)
     unknown = [a for a in policies if a not in env.possible_agents]
     if unknown:
         raise ConfigError(f"policies for {unknown}, who are not agents of this game ({env.possible_agents})")

@@ -40,7 +40,7 @@ import numpy as np
 
 from snack_envs.agents import make_policy
 from snack_envs.core.batched import BatchedEnv
-from snack_envs.core.game import ConfigError, is_int
+from snack_envs.core.game import ConfigError, check_count
 from snack_envs.core.rollout import is_policy
 from snack_envs.training.outcomes import match_result, mean_interval
 
@@ -115,9 +115,8 @@ def play_games(
     seats in seat order (policies as `resolve` returns them), `num_envs` at once (default DEFAULT_ENVS, at most
     `games`; both positive ints). Returns each game, in order, as `outcomes.match_result` takes it: `hero_seat`,
     `finished`, `scores` and `winners` (seats) by seat."""
-    for name, value in (("games", games), ("num_envs", num_envs)):
-        if not (is_int(value) and value >= 1 or value is None and name == "num_envs"):
-            raise ConfigError(f"{name} must be a positive int, got {value!r}")
+    check_count(games, "games")
+    check_count(num_envs, "num_envs", or_none=True)
     n = len(lineup)
     num_envs = int(min(games, num_envs or DEFAULT_ENVS))
     batch = BatchedEnv(env_name, num_envs, num_players=n, seed=seed, shuffle_seats=False, **options)

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from snack_envs import extras, specs
-from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_bool, check_options, check_seed, is_int
+from snack_envs.core.game import ConfigError, Game, IllegalActionError, check_bool, check_count, check_options, check_seed, is_int
 
 with extras.needed("the batched engine (snack_envs.batched)"):
     import numba
@@ -232,8 +232,7 @@ class BatchedEnv:
         **options: Any,
     ):
         self.spec = spec = specs.get(env_name)
-        if not is_int(num_envs) or num_envs < 1:
-            raise ConfigError(f"num_envs must be a positive int, got {num_envs!r}")
+        check_count(num_envs, "num_envs")
         if not is_int(seed) or seed < 0:
             raise ConfigError(f"seed must be a non-negative int, got {seed!r}")
         check_bool(auto_reset, "auto_reset")

@@ -35,7 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from snack_envs import specs
 from snack_envs.core.batched import BatchedEnv, check_int_array
-from snack_envs.core.game import ConfigError, IllegalActionError, check_seed, is_int
+from snack_envs.core.game import ConfigError, IllegalActionError, check_count, check_seed
 from snack_envs.opponents import OpponentMix
 
 LEARNER = 0  # the learner's agent where the agents are alike
@@ -106,9 +106,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         self.env_name, self.num_players = env_name, num_players
         self.simultaneous = self.batch.simultaneous
         self.mix = OpponentMix(opponents)
-        if not is_int(max_snapshots) or max_snapshots < 1:
-            raise ConfigError(f"max_snapshots must be an int of at least 1, got {max_snapshots!r}")
-        self.max_snapshots = max_snapshots
+        self.max_snapshots = check_count(max_snapshots, "max_snapshots")
         # The mix's snapshots by id, and those of them (or retired ones) that games may still be playing:
         # a game keeps the opponent it drew until it ends, even when a newer snapshot pushes it out of the mix.
         self.snapshot_ids: list[int] = []

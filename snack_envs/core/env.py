@@ -34,7 +34,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from snack_envs.core.game import (
-    ConfigError, Game, IllegalActionError, check_bool, check_seed, finite_float, is_bool, is_int,
+    ConfigError, Game, IllegalActionError, check_bool, check_count, check_seed, finite_float, is_bool,
 )
 
 REWARD_MODES = ("win", "score", "margin")
@@ -92,8 +92,7 @@ class SnackEnvBase:
             raise ConfigError(f"render_mode={render_mode!r} is not one of {self.metadata['render_modes']}")
         if max_steps is None:
             max_steps = game_cls.default_max_steps(self.num_players)
-        if not is_int(max_steps) or max_steps < 1:
-            raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
+        check_count(max_steps, "max_steps")
         if max_steps > MAX_STEPS_LIMIT:  # the batched engine counts steps in int64
             raise ConfigError(f"max_steps must be at most {MAX_STEPS_LIMIT} (2**63 - 1), got {max_steps!r}")
         check_bool(shuffle_seats, "shuffle_seats")

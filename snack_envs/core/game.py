@@ -47,6 +47,17 @@ def check_bool(value: Any, name: str, owner: str | None = None) -> bool:
     return bool(value)
 
 
+def check_count(value: Any, name: str, least: int = 1, owner: str | None = None, or_none: bool = False) -> int | None:
+    """`value` as an int if it is a whole number (`is_int`) of at least `least` (or None, where `or_none`),
+    else a ConfigError naming `name` (and its `owner`): a bool, a float or a string is never cast."""
+    if value is None and or_none:
+        return None
+    if not is_int(value) or value < least:
+        kind = "a positive int" if least == 1 else f"an int of at least {least}"
+        raise ConfigError(f"{owner + ': ' if owner else ''}{name} must be {kind}{' or None' if or_none else ''}, got {value!r}")
+    return int(value)
+
+
 def action_int(action: Any, owner: str) -> int:
     """`action` as an int if it is one: a Python int, a numpy integer or a 0-d integer array. Anything
     else (a bool, a float, a string, a longer array) is an IllegalActionError, never cast."""

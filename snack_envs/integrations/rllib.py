@@ -68,7 +68,7 @@ import numpy as np
 
 from snack_envs import extras, specs
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
-from snack_envs.core.game import ConfigError, check_bool, check_seed, is_int
+from snack_envs.core.game import ConfigError, check_bool, check_count, check_seed, is_int
 from snack_envs.core.rollout import RandomPolicy
 from snack_envs.opponents import OpponentMix
 
@@ -336,9 +336,8 @@ def ppo_config(
     if isinstance(net_arch, (str, bytes)) or not isinstance(net_arch, Sequence) or not net_arch or not all(
             is_int(width) and width > 0 for width in net_arch):
         raise ConfigError(f"ppo_config: net_arch must be a non-empty list of layer widths (ints from 1), got {net_arch!r}")
-    for name, value, least in (("num_env_runners", num_env_runners, 0), ("num_envs_per_env_runner", num_envs_per_env_runner, 1)):
-        if not is_int(value) or value < least:
-            raise ConfigError(f"ppo_config: {name} must be an int of at least {least}, got {value!r}")
+    check_count(num_env_runners, "num_env_runners", least=0, owner="ppo_config")
+    check_count(num_envs_per_env_runner, "num_envs_per_env_runner", owner="ppo_config")
     if env_options is not None and not isinstance(env_options, dict):
         raise ConfigError(f"ppo_config: env_options must be a dict of the env's keywords, got {env_options!r}")
     if twice := sorted({"num_players", "reward"} & set(env_options or {})):  # which of the two would count?

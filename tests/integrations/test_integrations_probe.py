@@ -444,7 +444,7 @@ def test_policy_module_is_never_trained_and_a_policy_wraps_a_module_greedily(rl)
     ({"net_arch": (0,)}, r"net_arch must be a non-empty list of layer widths \(ints from 1\), got \(0,\)"),
     ({"net_arch": "64"}, "net_arch must be a non-empty list of layer widths"),
     ({"num_env_runners": -1}, "num_env_runners must be an int of at least 0, got -1"),
-    ({"num_envs_per_env_runner": 1.0}, "num_envs_per_env_runner must be an int of at least 1, got 1.0"),
+    ({"num_envs_per_env_runner": 1.0}, "num_envs_per_env_runner must be a positive int, got 1.0"),
     ({"seed": "x"}, "ppo_config: seed must be a non-negative int or None, got 'x'"),
     ({"seed": -1}, "seed must be a non-negative int or None, got -1"),
     ({"env_options": [1]}, r"env_options must be a dict of the env's keywords, got \[1\]"),

@@ -309,7 +309,7 @@ def test_the_vecenv_refuses_a_max_snapshots_that_keeps_none_when_built(bad):
     """It was taken, to fail at the first add_snapshot, after the snapshot had drawn from the env's stream."""
     from snack_envs.core.game import ConfigError
 
-    with pytest.raises(ConfigError, match=f"max_snapshots must be an int of at least 1, got {bad!r}"):
+    with pytest.raises(ConfigError, match=f"max_snapshots must be a positive int, got {bad!r}"):
         make(max_snapshots=bad)
 
 
