@@ -111,6 +111,7 @@ def main() -> None:
     import torch
 
     from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv
+    from snack_envs.opponents import weights_in
     from snack_envs.training.backends.sb3 import make_vec_env
     from snack_envs.training.config import load_config
 
@@ -120,7 +121,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as monitor_dir:  # the dummy path's Monitor files
         dummy = make_vec_env(dict(config, n_envs=8, vec_env="dummy"), Path(monitor_dir))
         batched = BatchedSelfPlayVecEnv(env_cfg["name"], args.batched_envs, env_cfg["num_players"], 0, env_cfg["reward"],
-                                        opponents, **env_cfg.get("options", {}))
+                                        weights_in(opponents), **env_cfg.get("options", {}))
         free = free_vec_env(args.batched_envs, batched.observation_space.shape[0], batched.action_space.n)
         rows = []
         for label, vec in (("dummy, 8 envs (today)", dummy), (f"batched, {args.batched_envs} envs", batched),

@@ -78,6 +78,12 @@ class OpponentMix:
         return kind
 
 
+def weights_in(section: Mapping[str, Any]) -> dict[str, Any]:
+    """The weights of a training config's `opponents:` section, without its other keys (`snapshot_every`,
+    `max_snapshots`), for `OpponentMix`."""
+    return {kind: section[kind] for kind in KINDS}
+
+
 def _snapshots(snapshots: Sequence[Any]) -> tuple:
     """`snapshots` as a tuple; a string is refused, not read as one snapshot per letter."""
     if isinstance(snapshots, (str, bytes)) or not isinstance(snapshots, Sequence):

@@ -55,6 +55,7 @@ from pathlib import Path
 
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, library_versions, write_json_atomic
 from snack_envs.core.game import ConfigError
+from snack_envs.opponents import weights_in
 from snack_envs.training.config import check_config
 from snack_envs.training.run import (
     Interrupted, StopSignals, check_backend, checkpoint_metadata, eval_due, evaluate, finished_run, learning_curve, read_state,
@@ -95,7 +96,7 @@ def build_config(config: dict, snapshots: tuple[str, ...] = ()):
         num_players=env_cfg["num_players"],
         reward=env_cfg["reward"],
         env_options=env_cfg.get("options", {}),
-        opponents={k: config["opponents"][k] for k in ("random", "heuristic", "self")},
+        opponents=weights_in(config["opponents"]),
         snapshots=tuple(snapshots),
         net_arch=tuple(algo["net_arch"]),
         seed=config["seed"],

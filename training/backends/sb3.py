@@ -48,7 +48,7 @@ import numpy as np
 from snack_envs.agents import Policy, RandomPolicy, heuristic_policy
 from snack_envs.checkpoints import CheckpointError, CheckpointPolicy, check_archive, check_fits, load_policy, read_metadata, save_checkpoint
 from snack_envs.core.game import ConfigError
-from snack_envs.opponents import KINDS, OpponentMix
+from snack_envs.opponents import OpponentMix, weights_in
 from snack_envs.single_agent import SingleAgentEnv
 from snack_envs.training.config import check_config, player_counts, read_run_json
 from snack_envs.training.imitate import IMITATION_DIR, imitates, kickstart
@@ -86,8 +86,7 @@ class SelfPlayEnv(SingleAgentEnv):
         options = env_cfg.get("options", {})
         opponents = config["opponents"]
         num_players = num_players or player_counts(config)[0]
-        weights = {kind: opponents[kind] for kind in KINDS}
-        self.pool = OpponentPool(env_cfg["name"], num_players, weights, opponents["max_snapshots"], options)
+        self.pool = OpponentPool(env_cfg["name"], num_players, weights_in(opponents), opponents["max_snapshots"], options)
         super().__init__(env_cfg["name"], opponents=(), opponent_sampler=self.pool, num_players=num_players,
                          reward=env_cfg["reward"], **options)
 
@@ -109,7 +108,7 @@ def make_vec_env(config: dict, run_dir: Path):
         env_cfg, opponents = config["env"], config["opponents"]
         parts = [BatchedSelfPlayVecEnv(env_cfg["name"], len(range(i, config["n_envs"], len(counts))), n,
                                        config["seed"] + PART_SEED_STRIDE * i, env_cfg["reward"],
-                                       {kind: opponents[kind] for kind in KINDS},
+                                       weights_in(opponents),
                                        opponents["max_snapshots"], **env_cfg.get("options", {}))
                  for i, n in enumerate(counts)]
         return parts[0] if len(parts) == 1 else ConcatVecEnv(parts)
