@@ -12,7 +12,6 @@ process). The machine is shared: compare figures within one run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from snack_envs import specs
+from snack_envs.training.cli import ArgumentParser, command, env_name, positive_float, positive_int
 
 MAKE_AND_RESET = "from snack_envs import batched; batched.make({name!r}, num_envs=2, seed=0).reset()"
 
@@ -72,13 +72,14 @@ def compile_seconds(name: str, cold: bool) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="timing per figure")
-    parser.add_argument("--envs", nargs="*", default=[s.env_name for s in specs.SPECS if s.batched])
-    parser.add_argument("--batches", nargs="*", type=int, default=[1, 64, 1024])
+@command("batched.py")
+def main(argv=None) -> None:
+    parser = ArgumentParser(prog="batched.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="timing per figure")
+    parser.add_argument("--envs", nargs="+", type=env_name, default=[s.env_name for s in specs.SPECS if s.batched])
+    parser.add_argument("--batches", nargs="+", type=positive_int, default=[1, 64, 1024])
     parser.add_argument("--no-compile", action="store_true", help="skip the cold/warm compile timings")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     header = f"{'env':20s} {'raw_env()':>10s} " + " ".join(f"{'batch ' + str(b):>12s}" for b in args.batches)
     header += f" {'x raw @max':>10s}" + ("" if args.no_compile else f" {'cold s':>7s} {'warm s':>7s}")

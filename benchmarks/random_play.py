@@ -14,12 +14,12 @@ joint actions) and `env()` (their AEC view).
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 from snack_envs import specs
+from snack_envs.training.cli import ArgumentParser, command, env_name, positive_int
 
 
 def play_aec(env, steps: int, seed: int = 0) -> tuple[int, int, float]:
@@ -83,12 +83,13 @@ def measure(make, runner, steps: int) -> tuple[float, float]:
     return n / secs, games / secs
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20000, help="agent steps per measurement, split over the rounds")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds; ratios are medians over rounds")
-    parser.add_argument("--envs", nargs="*", default=list(specs.ENV_NAMES))
-    args = parser.parse_args()
+@command("random_play.py")
+def main(argv=None) -> None:
+    parser = ArgumentParser(prog="random_play.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=positive_int, default=20000, help="agent steps per measurement, split over the rounds")
+    parser.add_argument("--rounds", type=positive_int, default=5, help="interleaved rounds; ratios are medians over rounds")
+    parser.add_argument("--envs", nargs="+", type=env_name, default=list(specs.ENV_NAMES))
+    args = parser.parse_args(argv)
 
     from pettingzoo.classic import connect_four_v3
 

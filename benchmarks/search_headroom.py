@@ -32,6 +32,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from snack_envs.search import SearchPolicy  # noqa: E402
 from snack_envs.training.arena import play_games, resolve  # noqa: E402
+from snack_envs.training.cli import ArgumentParser, command, positive_int  # noqa: E402
 from snack_envs.training.outcomes import mean_interval  # noqa: E402
 
 SETTINGS = {  # env -> players, what is measured, the shipped agent
@@ -76,28 +77,41 @@ def interval(x: np.ndarray, digits: int) -> str:
     return f"{mean:6.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def budget(text: str) -> tuple[int, int | None, int | None]:
+    """An argparse type: a search budget `samples[:first[:keep]]`, each a positive int."""
+    parts = text.split(":")
+    try:
+        if len(parts) > 3:
+            raise ValueError
+        numbers = [positive_int(part) for part in parts]
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"a budget is samples[:first[:keep]], each a positive int, got {text!r}") from None
+    return tuple(numbers + [None] * (3 - len(numbers)))
+
+
+@command("search_headroom.py")
+def main(argv=None) -> None:
+    parser = ArgumentParser(prog="search_headroom.py", description=__doc__.splitlines()[0])
     parser.add_argument("--env", choices=sorted(SETTINGS), default="snack_time_v0")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--budgets", nargs="*", default=None,
+    parser.add_argument("--games", type=positive_int, default=200)
+    parser.add_argument("--budgets", nargs="+", type=budget, default=None,
                         help="search samples:first:keep or samples (default: Snack Time 32:4:4 128:8:4, Snack Wars 512)")
     parser.add_argument("--objective", choices=("margin", "win"), default="margin", help="the search's, with 2 players")
     parser.add_argument("--agent", default=None, help="a checkpoint (default: the shipped one; '' for none)")
     parser.add_argument("--rat-snacks", action="store_true", help="Snack Time's Rat Snacks module")
-    parser.add_argument("--clairvoyant", nargs="*", default=[], metavar="BUDGET",
+    parser.add_argument("--clairvoyant", nargs="+", type=budget, default=[], metavar="BUDGET",
                         help="also a search that sees the draw pile's true order (cheating: a yardstick), at each budget")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     n, measure, shipped = SETTINGS[args.env]
-    budgets = args.budgets if args.budgets is not None else (["32:4:4", "128:8:4"] if n == 1 else ["512"])
+    budgets = args.budgets if args.budgets is not None else [budget(b) for b in (["32:4:4", "128:8:4"] if n == 1 else ["512"])]
     agent = shipped if args.agent is None else args.agent
     options = {"rat_snacks": True} if args.rat_snacks else {}
     players = {"heuristic": "heuristic"}
     if agent:
         players["agent"] = resolve(agent, args.env, n, 0, **options)
-    for kind, budget in [(SearchPolicy, b) for b in budgets] + [(ClairvoyantSearch, b) for b in args.clairvoyant]:
-        samples, first, keep = ([int(k) for k in budget.split(":")] + [None, None])[:3]
-        players[f"{kind.name} {budget}"] = kind(args.env, n, seed=0, samples=samples, first=first or samples,
+    for kind, (samples, first, keep) in [(SearchPolicy, b) for b in budgets] + [(ClairvoyantSearch, b) for b in args.clairvoyant]:
+        shown = ":".join(str(k) for k in (samples, first, keep) if k is not None)
+        players[f"{kind.name} {shown}"] = kind(args.env, n, seed=0, samples=samples, first=first or samples,
                                                 keep=keep or 1, objective=args.objective, **options)
     digits = 1 if n == 1 else 3
     what = "solo" if n == 1 else f"{n} players, against the heuristic"

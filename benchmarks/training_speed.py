@@ -13,12 +13,13 @@ SB3's own ceiling on this machine.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from snack_envs.training.cli import ArgumentParser, command, positive_int
 
 
 class Timed:
@@ -102,12 +103,13 @@ def run(config: dict, vec, timesteps: int) -> tuple[float, float]:
     return model.num_timesteps / wall, timed.seconds / wall
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+@command("training_speed.py")
+def main(argv=None) -> None:
+    parser = ArgumentParser(prog="training_speed.py", description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="snack_wars")
-    parser.add_argument("--timesteps", type=int, default=20480)
-    parser.add_argument("--batched-envs", type=int, default=64)
-    args = parser.parse_args()
+    parser.add_argument("--timesteps", type=positive_int, default=20480)
+    parser.add_argument("--batched-envs", type=positive_int, default=64)
+    args = parser.parse_args(argv)
     import torch
 
     from snack_envs.core.batched_sb3 import BatchedSelfPlayVecEnv

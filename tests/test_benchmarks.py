@@ -1,5 +1,6 @@
 """The benchmark scripts still run against today's code: each, at its smallest size, exits 0, leaves no
-temporary files behind and prints a row per thing it measures. Their figures are not checked (speed is never asserted in tests)."""
+temporary files behind and prints a row per thing it measures; a bad argument is one line and exit status 2, as
+the commands' are. Their figures are not checked (speed is never asserted in tests)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,20 @@ def test_search_headroom_shows_a_dash_for_a_player_with_no_finished_game():
     spec.loader.exec_module(headroom)
     assert headroom.interval(np.array([np.nan, np.nan]), 2) == "-"
     assert headroom.interval(np.array([1.0, np.nan, 3.0]), 2) == "  2.00 [0.04, 3.96]"  # 2 -+ 1.96 * sqrt(2) / sqrt(2)
+
+
+@pytest.mark.parametrize("script, args, message", [
+    ("batched.py", ["--seconds", "0"], "argument --seconds: must be a finite number above 0, got 0"),
+    ("batched.py", ["--envs", "snack_wars_v9"], "argument --envs: unknown env 'snack_wars_v9'"),
+    ("random_play.py", ["--rounds", "0"], "argument --rounds: must be 1 or more, got 0"),
+    ("search_headroom.py", ["--budgets", "0"], "a budget is samples[:first[:keep]], each a positive int, got '0'"),
+    ("search_headroom.py", ["--games", "0"], "argument --games: must be 1 or more, got 0"),
+    ("training_speed.py", ["--config", "no_such_config"], "config file 'no_such_config' not found"),
+])
+def test_a_benchmark_tells_a_bad_argument_in_one_line_and_exits_2(script, args, message):
+    """They divided by zero (--seconds 0, --rounds 0, --games 0) or raised a traceback for an unknown env,
+    a budget of 0 or a missing config."""
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"{script}: error: ") and message in result.stderr

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import math
 import sys
 from pathlib import Path
 from typing import Callable, NoReturn
@@ -154,6 +155,20 @@ def int_at_least(low: int):
 
 
 positive_int, nonnegative_int = int_at_least(1), int_at_least(0)
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (seconds, ...); NaN and infinities are refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
+    return value
+
+
+positive_float.__name__ = "number > 0"
 
 
 def nonempty_path(text: str) -> Path:
