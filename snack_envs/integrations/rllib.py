@@ -329,7 +329,8 @@ def ppo_config(
 
     `opponents`: weights of "random", "heuristic" and "self" (default: random
     and self half each). `snapshots`: ids of snapshot modules to create (when
-    rebuilding a run that had added some, before `restore_from_path`). `seed`: RLlib's (envs, torch) and
+    rebuilding a run that had added some, before `restore_from_path`), each "main_v<k>" as `add_snapshot`
+    names them. `seed`: RLlib's (envs, torch) and
     the opponents' (seating, random and heuristic play); None draws fresh entropy."""
     seed = check_seed(seed, "ppo_config")
     snapshots = check_snapshot_ids(snapshots)
