@@ -127,7 +127,7 @@ def _num(low=None, high=None, integer=False):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             quoted = " (a string: write the number without quotes)" if isinstance(value, str) else ""
             raise ConfigError(f"{key}={value!r} must be {kind}{quoted}")
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):  # an int is finite; one past 1.8e308 has no float
             raise ConfigError(f"{key}={value!r} must be a finite number")
         if integer and isinstance(value, float):
             if not value.is_integer():
@@ -190,7 +190,8 @@ GRID_MAX_CHANNELS, GRID_MAX_DILATION, GRID_MAX_BLOCKS = 1024, 64, 16
 def _seeds(key, value):
     """A non-empty list of seeds (integers from 0)."""
     if not isinstance(value, list) or not value or not all(
-            not isinstance(v, bool) and isinstance(v, (int, float)) and float(v).is_integer() and 0 <= v < 2**31 for v in value):
+            not isinstance(v, bool) and (isinstance(v, int) or isinstance(v, float) and v.is_integer()) and 0 <= v < 2**31
+            for v in value):
         raise ConfigError(f"{key}={value!r} must be a non-empty list of seeds (integers from 0 to 2**31 - 1)")
     return [int(v) for v in value]
 
@@ -491,6 +492,9 @@ def apply_override(config: dict, text: str) -> dict:
         part = validate(parse_override(match.group(2)), STAGE_SCHEMA, f"stages[{i}].")
         return merge(config, {"stages": [merge(stage, part) if j == i else stage for j, stage in enumerate(stages)]})
     part = validate(parse_override(text))
+    if "extends" in part:  # the chain of files is read before the overrides, so this would change nothing
+        raise ConfigError("extends names a config file's parent and is read from the files: write it in the "
+                          "config, or give the parent itself as --config")
     if stages and "stages" not in part:
         for path in _leaves(part):
             setters = [f"stages[{i}]" for i, stage in enumerate(stages) if any(_nested(path, q) for q in _leaves(stage))]

@@ -16,7 +16,7 @@ import pytest
 
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import (
-    CONFIG_DIR, check_config, find_config, load_config, load_run_config, stage_configs, validate, yaml_load,
+    CONFIG_DIR, STAGE_SCHEMA, check_config, find_config, load_config, load_run_config, stage_configs, validate, yaml_load,
 )
 from tests.helpers import CHECKPOINTS
 
@@ -48,6 +48,31 @@ def recipe_of(tmp_path: Path, *stages: str) -> Path:
 ])
 def test_a_boolean_is_not_a_number(override, message):
     refused([override], message)
+
+
+HUGE = "9" * 400  # an integer past the largest float (about 1.8e308)
+
+
+@pytest.mark.parametrize("override, key", [(f"seed={HUGE}", "seed"), (f"algo.gamma={HUGE}", "algo.gamma"),
+                                           (f"env.num_players=[{HUGE}]", "env.num_players[0]"),
+                                           (f"imitation.games=-{HUGE}", "imitation.games")])
+def test_an_integer_too_large_for_a_float_is_out_of_range_not_an_overflow(override, key):
+    """math.isfinite and float() of such an int raised OverflowError, a traceback naming no key."""
+    refused([override], f"--set {override}: {key}=")
+
+
+def test_select_seeds_too_large_for_a_float_are_refused_naming_the_key():
+    with pytest.raises(ConfigError, match=r"select\.seeds=.* must be a non-empty list of seeds"):
+        validate({"select": {"seeds": [int(HUGE)]}}, STAGE_SCHEMA)
+
+
+@pytest.mark.parametrize("parent", ["snack_wars", "no_such_config_anywhere", "null"])
+def test_set_extends_is_refused_since_the_files_are_read_before_the_overrides(parent, tmp_path):
+    """It was checked as a string and merged after the chain of files was read, then dropped: a run of the
+    config's own parent, the override without effect."""
+    own = tmp_path / "own.yaml"
+    own.write_text("timesteps: 1000\n")
+    refused([f"extends={parent}"], "extends names a config file's parent and is read from the files", own)
 
 
 # --- strings: optional ones take null, required ones do not, neither takes another type -------------------
