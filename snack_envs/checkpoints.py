@@ -147,6 +147,9 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
         raise CheckpointError(f"the checkpoint's metadata lacks {missing}")
     trained_on, players = meta["env_name"], meta["num_players"]
     counts = player_counts(meta)
+    if not isinstance(trained_on, str):  # a list or dict would fail in hashing, naming nothing
+        raise CheckpointError(f"checkpoint was trained on {trained_on!r}, which is no env of this package "
+                              f"(known envs: {', '.join(specs.ENV_NAMES)})")
     if trained_on in specs.RETIRED:
         raise CheckpointError(f"checkpoint was trained on {trained_on}, which is retired; "
                               f"retrain it on {specs.RETIRED[trained_on]}")
@@ -166,6 +169,8 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
     options = meta.get("env_options")
     if options is not None and not isinstance(options, dict):
         raise CheckpointError(f"the checkpoint's env_options {options!r} is not a mapping of option names to values")
+    if "num_players" in (options or {}):  # the count is the metadata's num_players; twice, raw_env fails in TypeError
+        raise CheckpointError(f"the checkpoint's env_options {options!r} set num_players, which is the metadata's own field")
     facts = _env_facts(trained_on, players, options)
     for key in FACTS:
         if meta[key] != facts[key]:

@@ -117,3 +117,25 @@ def test_an_rllib_checkpoint_for_another_game_is_refused_before_play(tmp_path, c
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "Traceback" not in err
     assert err.splitlines()[-1].startswith("snack-eval: error: ") and "trained on snack_wars_v0" in err.splitlines()[-1]
+
+
+def edited_metadata(tmp_path: Path, **changes) -> Path:
+    """The shipped Snack Rabbits checkpoint beside its metadata with `changes` made."""
+    path = tmp_path / "c.zip"
+    shutil.copyfile(CHECKPOINTS / "snack_rabbits_v0.zip", path)
+    meta = json.loads((CHECKPOINTS / "snack_rabbits_v0.json").read_text())
+    path.with_suffix(".json").write_text(json.dumps({**meta, **changes}))
+    return path
+
+
+@pytest.mark.parametrize("env_name", [["snack_rabbits_v0"], {"name": "snack_rabbits_v0"}], ids=["a list", "a dict"])
+def test_metadata_whose_env_name_is_no_string_is_no_env_of_this_package(env_name, tmp_path):
+    """It failed in TypeError (unhashable), naming neither the file nor the problem. Found by helper-65's probe."""
+    with pytest.raises(CheckpointError, match=r"c.zip: checkpoint was trained on .*, which is no env of this package"):
+        load_policy(edited_metadata(tmp_path, env_name=env_name), "snack_rabbits_v0")
+
+
+def test_metadata_whose_env_options_set_num_players_is_refused_naming_the_path(tmp_path):
+    """raw_env got num_players twice: a TypeError naming neither the file nor the problem."""
+    with pytest.raises(CheckpointError, match=r"c.zip: the checkpoint's env_options .* set num_players"):
+        load_policy(edited_metadata(tmp_path, env_options={"num_players": 3}), "snack_rabbits_v0")
