@@ -111,6 +111,8 @@ def save_checkpoint(model, path: str | Path, metadata: dict[str, Any]) -> Path:
 def read_metadata(path: str | Path, formats: tuple[str, ...] = (FORMAT,)) -> dict[str, Any]:
     """A checkpoint's metadata (the JSON file beside it), refused unless its format is one of `formats`."""
     meta_path = Path(path).with_suffix(".json")
+    if Path(path).is_dir():  # else "<folder>.json is missing", as if a checkpoint's metadata were lost
+        raise CheckpointError(f"{path} is a folder, not a checkpoint (a .zip file with its .json metadata beside it)")
     if not meta_path.exists():
         raise CheckpointError(f"{meta_path} is missing: a checkpoint needs its metadata file" if Path(path).exists()
                               else f"no checkpoint at {path}")

@@ -443,3 +443,12 @@ def test_load_policy_refuses_a_bad_deterministic_before_it_loads_anything(monkey
     for path in (CHECKPOINTS / "snack_wars_v0.zip", Path("no/such/checkpoint.zip")):
         with pytest.raises(ConfigError, match=rf"^{path.stem}: deterministic must be a bool, got 'yes'$"):
             checkpoints.load_policy(path, deterministic="yes")
+
+
+def test_a_folder_given_as_a_checkpoint_is_named_as_a_folder(tmp_path):
+    """It was "<folder>.json is missing: a checkpoint needs its metadata file", as if metadata were lost."""
+    from snack_envs.checkpoints import CheckpointError, read_metadata
+
+    (tmp_path / "run").mkdir()
+    with pytest.raises(CheckpointError, match=r"run is a folder, not a checkpoint \(a .zip file with its .json metadata"):
+        read_metadata(tmp_path / "run")
