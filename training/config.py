@@ -14,7 +14,8 @@ shipped configs, so a config of one's own anywhere on disk extends the shipped
 base. Every key must be one the schema below knows, with a value of the right
 type and range; anything else is a ConfigError that names the key (and the
 file). Integer settings take integral floats and scientific notation
-(`timesteps: 1e5`); `1.5e0` is refused. Policy names (`eval.opponents`),
+(`timesteps: 1e5`); `1.5e0` is refused. Numbers are read as YAML 1.2 reads
+them (`010` is ten, not octal 8; `1:30` is a string, not 90). Policy names (`eval.opponents`),
 checkpoint paths (`init_from`, checkpoints among `eval.opponents`) and game
 options are checked here, on load, so that a bad one never fails a run late.
 A run's config.json is checked the same way when the run is resumed
@@ -61,8 +62,8 @@ from snack_envs.core.game import ConfigError
 
 
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, reading `1e5` and `1.0e-4` as numbers (YAML 1.2) instead of strings (YAML 1.1),
-    and refusing a mapping that sets one key twice (PyYAML keeps the last one silently)."""
+    """PyYAML's safe loader, reading numbers as YAML 1.2 does (see below), and refusing a mapping that sets
+    one key twice (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node, deep=False):
         """SafeLoader's mapping, after checking that no key is set twice in it (a key that a merge,
@@ -85,11 +86,26 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
+# Numbers as YAML 1.2 reads them: `1e5` and `1.0e-4` are numbers (YAML 1.1 reads strings), `010` is ten
+# and `1:30` a string (YAML 1.1 reads octal 8 and base-60 90: a seed or a count written so would be another
+# number without a word). Kept from YAML 1.1: digit separators (`1_000_000`); hex is `0x1f`, octal `0o17`.
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+                                   for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT, re.compile(r"^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F][0-9a-fA-F_]*|0o[0-7][0-7_]*)$"), list("-+0123456789"))
+_Loader.add_implicit_resolver(_FLOAT, re.compile(
+    r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)|[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
+
+
+def _construct_int(loader: _Loader, node) -> int:
+    text = loader.construct_scalar(node).replace("_", "")
+    digits = text.lstrip("+-")
+    base = {"0x": 16, "0o": 8}.get(digits[:2], 10)
+    return (-1 if text.startswith("-") else 1) * int(digits[2:] if base != 10 else digits, base)
+
+
+_Loader.add_constructor(_INT, _construct_int)
 
 
 def yaml_load(text: str, source: str) -> Any:

@@ -50,6 +50,20 @@ def test_a_boolean_is_not_a_number(override, message):
     refused([override], message)
 
 
+@pytest.mark.parametrize("text, value", [("010", 10), ("-010", -10), ("1_000_000", 1_000_000), ("0x1f", 31), ("0o17", 15),
+                                         ("1e5", 1e5), ("1.0e-4", 1e-4), (".5", 0.5), ("1.", 1.0), ("1:30", "1:30"),
+                                         ("0b101", "0b101"), ("[1, 010]", [1, 10])])
+def test_numbers_are_read_as_yaml_1_2_reads_them(text, value):
+    """YAML 1.1 (PyYAML's own) read `010` as octal 8 and `1:30` as base-60 90: a seed or a count written so was
+    another number without a word. Now `010` is ten and `1:30` a string, which a number's check refuses."""
+    assert yaml_load(text, "x") == value and type(yaml_load(text, "x")) is type(value)
+
+
+def test_a_count_written_in_base_60_is_refused_not_read_as_seconds():
+    refused(["timesteps=1:30"], "timesteps='1:30' must be an integer (a string: write the number without quotes)")
+    assert load_config(None, ["seed=010"])["seed"] == 10
+
+
 HUGE = "9" * 400  # an integer past the largest float (about 1.8e308)
 
 
