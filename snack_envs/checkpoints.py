@@ -149,6 +149,8 @@ def check_fits(meta: dict[str, Any], env_name: str | None, num_players: int | No
         raise CheckpointError(f"the checkpoint's metadata lacks {missing}")
     trained_on, players = meta["env_name"], meta["num_players"]
     counts = player_counts(meta)
+    if players not in counts:  # its facts (sizes) are checked at num_players: a count it does not claim to play
+        raise CheckpointError(f"the checkpoint's num_players {players!r} is not among its player_counts {counts}")
     if not isinstance(trained_on, str):  # a list or dict would fail in hashing, naming nothing
         raise CheckpointError(f"checkpoint was trained on {trained_on!r}, which is no env of this package "
                               f"(known envs: {', '.join(specs.ENV_NAMES)})")

@@ -76,7 +76,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.opponent_pool = [
             make_policy(o, env_name, self.num_players, **options) if isinstance(o, str) else o for o in opponents
         ]
-        if not self.opponent_pool and opponent_sampler is None:
+        if not self.opponent_pool and opponent_sampler is None and self.num_players > 1:  # solo: none to seat
             raise ConfigError("give at least one opponent policy or an opponent_sampler")
         if opponent_sampler is not None and not callable(opponent_sampler):
             raise ConfigError(f"opponent_sampler must be a function of a Generator, got {opponent_sampler!r}")

@@ -224,3 +224,12 @@ def test_an_env_name_that_is_no_string_is_an_unknown_env(name):
 
     with pytest.raises(UnknownEnvError, match=r"unknown env .*; known envs: "):
         SingleAgentEnv(name)
+
+
+def test_a_solo_game_needs_no_opponents_but_a_game_of_two_does():
+    """opponents=[] was refused for Snack Time solo ("give at least one opponent"), which seats none."""
+    env = SingleAgentEnv("snack_time_v0", num_players=1, opponents=[])
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and info["opponents"] == {}
+    with pytest.raises(ConfigError, match="give at least one opponent policy or an opponent_sampler"):
+        SingleAgentEnv("snack_time_v0", num_players=2, opponents=[])

@@ -139,3 +139,9 @@ def test_metadata_whose_env_options_set_num_players_is_refused_naming_the_path(t
     """raw_env got num_players twice: a TypeError naming neither the file nor the problem."""
     with pytest.raises(CheckpointError, match=r"c.zip: the checkpoint's env_options .* set num_players"):
         load_policy(edited_metadata(tmp_path, env_options={"num_players": 3}), "snack_rabbits_v0")
+
+
+def test_metadata_whose_num_players_is_not_among_its_player_counts_is_refused(tmp_path):
+    """Its facts were checked at a count it does not claim to play (helper-65's note)."""
+    with pytest.raises(CheckpointError, match=r"c.zip: the checkpoint's num_players 2 is not among its player_counts \[3, 4\]"):
+        load_policy(edited_metadata(tmp_path, player_counts=[3, 4]), "snack_rabbits_v0")
