@@ -197,7 +197,7 @@ def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alo
     out = tmp_path / "published"
     multi = copy_checkpoint("snack_time_v0", out)  # the game's multi-player checkpoint, already published
     before = multi.read_bytes(), multi.with_suffix(".json").read_text()
-    run = copy_checkpoint("snack_time_v0", tmp_path / "run", player_counts=[1])
+    run = copy_checkpoint("snack_time_v0", tmp_path / "run", num_players=1, player_counts=[1])
     ship.main([str(run), "--games", "4", "--out", str(out), "--force"])
     published = out / "snack_time_v0_solo.zip"
     assert published.read_bytes() == run.read_bytes()
@@ -214,7 +214,7 @@ def test_a_solo_run_is_published_beside_the_games_checkpoint_which_it_leaves_alo
 def test_players_over_the_folder_measure_the_checkpoints_that_play_them_and_named_ones_are_checked_first(
         tmp_path, capsys, monkeypatch):
     out = tmp_path / "published"
-    solo_path = copy_checkpoint("snack_time_v0", out, player_counts=[1])
+    solo_path = copy_checkpoint("snack_time_v0", out, num_players=1, player_counts=[1])
     solo_path.rename(out / "snack_time_v0_solo.zip")
     out.joinpath("snack_time_v0.json").rename(out / "snack_time_v0_solo.json")
     wars = copy_checkpoint("snack_wars_v0", out, player_counts=[2, 3])
