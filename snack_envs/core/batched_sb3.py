@@ -199,7 +199,7 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
         return self._learner_obs()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._check_dealt("step_async")
+        self.batch._check_dealt("step_async")  # the engine's own check, named for this VecEnv's call
         self._actions = check_int_array("actions", actions, (self.num_envs,))  # the learner's, one per env
 
     def step_wait(self):
@@ -263,12 +263,8 @@ class BatchedSelfPlayVecEnv(WholeBatchVecEnv):
     def _learner_obs(self) -> np.ndarray:
         return self._out[0][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[0]
 
-    def _check_dealt(self, call: str) -> None:
-        if not self._dealt:  # the engine's own check, said for this VecEnv's calls
-            raise IllegalActionError(f"call reset() before {call}(): no game is dealt yet")
-
     def action_masks(self) -> np.ndarray:
-        self._check_dealt("action_masks")
+        self.batch._check_dealt("action_masks")
         mask = self._out[1][np.arange(self.num_envs), self.learner] if self.simultaneous else self._out[1]
         return mask.astype(bool)
 
