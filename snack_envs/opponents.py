@@ -49,8 +49,7 @@ class OpponentMix:
 
     def with_snapshots(self, snapshots: Sequence[Any], keep: int | None = None) -> "OpponentMix":
         """The same weights over `snapshots`, only the newest `keep` (at least 1) of them if given."""
-        if keep is not None and (not is_int(keep) or keep < 1):
-            raise ConfigError(f"keep={keep!r}: keep at least 1 snapshot (an int), or give None to keep them all")
+        check_keep(keep, "keep")
         snapshots = _snapshots(snapshots)
         return OpponentMix(self.weights, snapshots[-keep:] if keep else snapshots)
 
@@ -76,6 +75,12 @@ class OpponentMix:
         if kind == "self":
             return self.snapshots[int(rng.integers(len(self.snapshots)))]
         return kind
+
+
+def check_keep(keep: Any, name: str) -> None:
+    """How many snapshots to keep: None (all of them) or an int of at least 1, else a ConfigError naming `name`."""
+    if keep is not None and (not is_int(keep) or keep < 1):
+        raise ConfigError(f"{name}={keep!r}: keep at least 1 snapshot (an int), or give None to keep them all")
 
 
 def weights_in(section: Mapping[str, Any]) -> dict[str, Any]:

@@ -70,7 +70,7 @@ from snack_envs import extras, specs
 from snack_envs.checkpoints import RLLIB_RUN_FORMAT, CheckpointError, LogitsPolicy, check_fits, check_network, env_facts, read_metadata
 from snack_envs.core.game import ConfigError, check_bool, check_count, check_seed, is_int
 from snack_envs.core.rollout import RandomPolicy
-from snack_envs.opponents import OpponentMix
+from snack_envs.opponents import OpponentMix, check_keep
 
 with extras.needed("snack_envs.integrations.rllib"):
     import torch
@@ -387,8 +387,7 @@ def check_snapshot_ids(snapshots: Sequence[str]) -> tuple[str, ...]:
 
 def add_snapshot(algo, max_snapshots: int | None = None) -> str:
     """Add a frozen copy of the learner to the opponents ("main_v<k>"), dropping the oldest beyond max_snapshots."""
-    if max_snapshots is not None and (not is_int(max_snapshots) or max_snapshots < 1):
-        raise ConfigError(f"max_snapshots={max_snapshots!r}: keep at least 1 snapshot (an int), or give None to keep them all")
+    check_keep(max_snapshots, "max_snapshots")
     mapping: OpponentMapping = algo.config.policy_mapping_fn
     number = 1 + max((int(s.rsplit("_v", 1)[1]) for s in mapping.snapshots), default=0)
     new_id = f"{LEARNER}_v{number}"
