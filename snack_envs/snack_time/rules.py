@@ -155,8 +155,10 @@ from snack_envs.snack_time.components import (
     PATTERNS,
     PED_CONSEQUENCE,
     PED_NEEDS,
+    PIPE_DICE,
     PIPE_DIE_FACES,
     SNACK_SLOTS,
+    TRAIT_DICE,
     TRAIT_DIE_FACES,
     TRAIT_SLOTS,
     cell_name,
@@ -679,6 +681,63 @@ class SnackTime(SheetRules, Game):
             problems.append(f"phase {self.phase!r}, but seat {p} has no damage to choose")
         if self.phase == "entrance" and (not self.config["advanced_entrances"] or len(self.entrances) >= NUM_ENTRANCES):
             problems.append("phase 'entrance' without advanced_entrances or with every entrance placed")
+        if not self.game_over:
+            problems += self._round_violations()
+        problems += self._end_violations()
+        return problems
+
+    def _end_violations(self) -> list[str]:
+        """The end agrees with the sheets: the game ends after this round (`ending`) exactly when a reason
+        is given before it is over, an ended game gives one, and each reason holds. The last badge and,
+        with Advanced traps counting every slot, a creature with all 4 slots crossed off, are reasons as
+        soon as they happen."""
+        fed, last_badge, killed, deck_out = END_REASONS
+        reasons, problems = self.end_reasons, []
+        if self.ending != bool(reasons) and not self.game_over or self.game_over and not reasons:
+            problems.append(f"ending = {self.ending} with end reasons {reasons} (game over: {self.game_over})")
+        if (BADGES in self.badges) != (last_badge in reasons):
+            problems.append(f"badges {self.badges} with end reasons {reasons}")
+        if fed in reasons and not any(all(len(eaten) == SNACK_SLOTS for eaten in sheet) for sheet in self.snacks):
+            problems.append(f"end reason {fed!r}, but no sheet has 3 snacks for every creature")
+        advanced, crossed = self.config["advanced_traps"], [sum(c) for sheet in self.crossed for c in sheet]
+        all_slots = advanced and self.config["killed_when"] == "all_slots"
+        if killed in reasons and not (advanced and max(crossed)) or all_slots and (TRAIT_SLOTS in crossed) != (
+                killed in reasons):
+            problems.append(f"end reason {killed!r} given or missing against creatures crossed off {crossed}")
+        if deck_out in reasons and (not self.game_over or any(card < FIRST_TRAP for card in self.deck)):
+            problems.append(f"end reason {deck_out!r} with pedestrians left in the deck or the game going on")
+        return problems
+
+    def _round_violations(self) -> list[str]:
+        """Where the round stands agrees with its phase: the dice lie on the table while players draw and
+        snack; a seat yet to draw has all of them to draw, one that has drawn none; a damage waits only for
+        its seat's choice (in the trap phase, also for a later seat's); the cursor holds a creature and an
+        entrance only while snacking."""
+        problems = []
+        phase, seat = self.phase, self.current_player
+        rolled = phase in ("place", "snack")
+        if (len(self.dice_traits), len(self.dice_pipes)) != ((TRAIT_DICE, PIPE_DICE) if rolled else (0, 0)):
+            problems.append(f"dice {self.dice_traits} {self.dice_pipes} in phase {phase!r}")
+        dice = count_by(self.dice_traits, 3) + count_by(self.dice_pipes, 3)
+        for p in range(self.num_players):
+            left = self.traits_left[p] + self.pipes_left[p]
+            if phase == "place" and p > seat:
+                fits = left == dice
+            elif phase == "place" and p == seat:
+                fits = all(a <= b for a, b in zip(left, dice))
+            else:
+                fits = not any(left)
+            if not fits:
+                problems.append(f"seat {p}: dice to draw {self.traits_left[p]} {self.pipes_left[p]} in phase "
+                                f"{phase!r} with dice {self.dice_traits} {self.dice_pipes}")
+            if phase == "snack" and p == seat:
+                waits = self.pending[p] == [self.cursor[1]]
+            else:
+                waits = not self.pending[p] or phase == "trap" and p >= seat
+            if not waits:
+                problems.append(f"seat {p}: damages {self.pending[p]} to choose in phase {phase!r}")
+        if phase != "snack" and self.cursor[1:] != [0, 0]:
+            problems.append(f"cursor {self.cursor} in phase {phase!r} (a creature and an entrance only while snacking)")
         return problems
 
     # --- state as data ------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ from snack_envs.snack_time.components import (
     PIPE_DICE,
     S,
     SNACK_SLOTS,
+    TRAIT_DICE,
     TRAIT_SLOTS,
     W,
     cell_name,
@@ -175,6 +176,18 @@ class SheetRules:
             cell = parent[cell]
         return cell
 
+    def _root_of(self, p: int, cell: int) -> int:
+        """The root `parent` leads to from `cell`, changing nothing; -1 if it leads off the forest or
+        round a loop (a loaded state that `_root` would misread: it halves a loop into a new root)."""
+        parent = self.parent[p]
+        for _ in range(NUM_CELLS):
+            if parent[cell] == cell:
+                return cell
+            cell = parent[cell]
+            if cell < 0:
+                return -1
+        return -1
+
     def flood(self, p: int, start: int) -> tuple[int, int, int]:
         """What the network through `start` reaches on p's map, not passing through creatures:
         (creatures as bits, entrances as bits, pipe and entrance cells as bits). A plain flood fill,
@@ -242,8 +255,11 @@ class SheetRules:
                 problems.append(f"{CREATURE_NAMES[c]}: traits {self.healthy[p][c]}, crossed {self.crossed[p][c]}")
             if len(self.snacks[p][c]) > SNACK_SLOTS:
                 problems.append(f"creature {CREATURE_NAMES[c]} ate {len(self.snacks[p][c])} snacks")
-        if sum(1 for o in pipes if o) > PIPE_DICE * self.round:
+        # What is drawn and what is still to draw this round come from the dice rolled so far.
+        if sum(1 for o in pipes if o) + sum(self.pipes_left[p]) > PIPE_DICE * self.round:
             problems.append("more pipes than dice rolled")
+        if sum(map(sum, self.healthy[p] + self.crossed[p])) + sum(self.traits_left[p]) > TRAIT_DICE * self.round:
+            problems.append("more traits than dice rolled")
         wet = 0
         for c, cell in enumerate(CREATURE_CELLS):
             _, reached, cells = self.flood(p, cell)
@@ -258,6 +274,7 @@ class SheetRules:
         for start in list(CREATURE_CELLS) + self.entrances:
             anchored |= self.flood(p, start)[2]
         parent, members, reach = self.parent[p], self.members[p], self.reach[p]
+        networks = 0  # the cells of the networks whose root has been met
         for cell in range(NUM_CELLS):
             if (parent[cell] >= 0) != bool(pipes[cell] or self.entrance_at[cell] >= 0):
                 problems.append(f"network forest: {cell_name(cell)} is a node iff it holds a pipe or an entrance")
@@ -265,6 +282,13 @@ class SheetRules:
                 creatures, reached, cells = self.flood(p, cell)
                 if (members[cell], reach[cell]) != (cells, creatures | reached << NUM_CREATURES):
                     problems.append(f"network at {cell_name(cell)}: union-find and flood fill disagree")
+                elif networks & cells:
+                    problems.append(f"network forest: {cell_name(cell)} is a second root of one network")
+                networks |= cells
+            elif parent[cell] >= 0:
+                root = self._root_of(p, cell)
+                if root < 0 or not members[root] >> cell & 1:
+                    problems.append(f"network forest: {cell_name(cell)} does not lead to the root of its network")
         for cell in range(NUM_CELLS):
             on_board = self.entrance_at[cell] < 0 and CREATURE_AT[cell] < 0
             if pipes[cell] and (not anchored >> cell & 1 or not on_board):

@@ -16,6 +16,7 @@ CONFIGS = {
     "rats": {"rat_snacks": True},
     "chosen_entrances": {"advanced_entrances": True},
     "deadly_traps": {"advanced_traps": True},
+    "deadly_traps_killing_the_last_healthy_trait": {"advanced_traps": True, "killed_when": "no_healthy_trait"},
     "everything": {"rat_snacks": True, "advanced_entrances": True, "advanced_traps": True},
 }
 
@@ -32,7 +33,10 @@ def check_end(game) -> None:
             assert any(all(len(s) == 3 for s in sheet) for sheet in game.snacks)
         else:
             assert reason == "a creature was completely killed" and game.config["advanced_traps"]
-            assert any(sum(c) == 4 for sheet in game.crossed for c in sheet)
+            if game.config["killed_when"] == "all_slots":
+                assert any(sum(c) == 4 for sheet in game.crossed for c in sheet)
+            else:  # a damage crossed off a creature's last healthy trait (it may have drawn new traits since)
+                assert any(sum(c) for sheet in game.crossed for c in sheet)
 
 
 def run_random_games(num_players: int, options: dict, games: int, check_every: int, first_seed: int = 0) -> None:

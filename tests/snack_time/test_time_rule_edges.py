@@ -6,7 +6,10 @@
 - the invariants catch a trap card among the pedestrians (row or discard) and an entrance phase
   left open once the five entrances are placed;
 - a snapshot is refused, naming the field, when it holds what no game can: an event with a field
-  that is not an int, or a value past what its field can hold (cards, cells, dice, creatures).
+  that is not an int, or a value past what its field can hold (cards, cells, dice, creatures);
+- and when its fields do not fit together (found by editing snapshots at random): dice to draw against
+  the dice rolled, damages and the cursor against the phase, the network forest's parents, the end
+  against the sheets.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from snack_envs.snack_time.components import (
 )
 from snack_envs.snack_time.rules import MAX_ROUNDS, SnackTime, entrance_action
 from tests.helpers import set_at
-from tests.snack_time.time_scripted import TRAP, draw_path, new_game, set_traits
+from tests.snack_time.time_scripted import NW, TRAP, draw_path, finish_round, new_game, set_traits
 
 
 # --- the score range -------------------------------------------------------------------------------------
@@ -145,3 +148,80 @@ def test_a_snapshot_value_past_what_its_field_can_hold_is_refused_naming_the_fie
         SnackTime.from_dict(data)
     assert SnackTime.from_dict(game.to_dict()) == game  # the unedited snapshot loads
 
+
+
+# --- snapshots no game can reach ------------------------------------------------------------------------------
+def both(*edits):
+    def edit(state: dict) -> None:
+        for one in edits:
+            one(state)
+
+    return edit
+
+
+# Two rounds of the harmless roll (two Teeth, three I pipes) played by both seats: round 3, seat 0 to draw.
+# Seat 0's pipes up column ">" form one network, rooted at D2 (cell 23): 23 <- 31 <- 39 <- 47 <- 55.
+ROOT, PIPE, NEXT_PIPE = 23, 39, 47
+UNREACHABLE = [  # (what, edit of the state, the message of the check that refuses it)
+    ("a network's parents running round a loop", set_at(f"parent.0.{PIPE}", NEXT_PIPE),
+     r"network forest: \S+ does not lead to the root of its network"),
+    ("a parent off the network", set_at(f"parent.0.{PIPE}", 9),  # entrance 1's own network
+     r"network forest: \S+ does not lead to the root of its network"),
+    ("a network with a second root", both(set_at(f"parent.0.{PIPE}", PIPE), lambda s: s["members"][0].__setitem__(
+        PIPE, s["members"][0][ROOT]), lambda s: s["reach"][0].__setitem__(PIPE, s["reach"][0][ROOT])),
+     r"network forest: \S+ is a second root of one network"),
+    ("pipes drawn and to draw past the dice of the rounds so far", set_at("round", 2), "more pipes than dice rolled"),
+    ("traits drawn and to draw past the dice of the rounds so far", set_at("round", 2), "more traits than dice rolled"),
+    ("a seat yet to draw missing a die", set_at("pipes_left.1", [2, 0, 0]), r"seat 1: dice to draw \[0, 2, 0\] \[2, 0, 0\]"),
+    ("the seat drawing with a die the dice do not show", set_at("traits_left.0", [0, 2, 1]),
+     r"seat 0: dice to draw \[0, 2, 1\]"),
+    ("no pipe dice while players draw", set_at("dice_pipes", []), r"dice \[1, 1\] \[\] in phase 'place'"),
+    ("a damage waiting in the drawing phase", set_at("pending.1", [0]), r"seat 1: damages \[0\] to choose in phase 'place'"),
+    ("a creature in the cursor outside snacking", set_at("cursor", [0, 2, 0]), r"cursor \[0, 2, 0\] in phase 'place'"),
+    ("the last badge marked without ending the game", set_at("badges.1", BADGES), r"badges \[\d, 9\] with end reasons \[\]"),
+    ("the game ending after the round for no reason", set_at("ending", True), r"ending = True with end reasons \[\]"),
+    ("an end reason without the game ending", set_at("end_reasons", ["a player marked the last badge"]),
+     r"ending = False with end reasons"),
+    ("every creature fed, as no sheet is", both(set_at("ending", True),
+                                                set_at("end_reasons", ["a player fed every creature 3 snacks"])),
+     "no sheet has 3 snacks for every creature"),
+    ("a creature completely killed without Advanced traps", both(set_at("ending", True),
+                                                                 set_at("end_reasons", ["a creature was completely killed"])),
+     "end reason 'a creature was completely killed' given or missing"),
+    ("the deck out while pedestrians are left in it", both(set_at("ending", True),
+                                                           set_at("end_reasons", ["the deck cannot refill the row"])),
+     "end reason 'the deck cannot refill the row' with pedestrians left"),
+]
+
+
+@pytest.mark.parametrize("what, edit, message", UNREACHABLE, ids=[case[0] for case in UNREACHABLE])
+def test_a_snapshot_no_game_can_reach_is_refused(what, edit, message):
+    """Found by editing snapshots at random: each of these loaded, and play from it then ran off the rules (more
+    pipes drawn than the dice gave, a seat with a damage to choose and no legal action, a network whose root
+    the union-find never reaches, which `_root` would misread, halving a loop into a new root)."""
+    game = new_game(2)
+    finish_round(game)
+    finish_round(game)
+    assert (game.round, game.phase, game.current_player) == (3, "place", 0)
+    assert [c for c in range(NUM_CELLS) if game.parent[0][c] >= 0 and c not in (9, 11, 29, 42, 53)] == [
+        23, 31, 39, 47, 55, 62]
+    assert game.parent[0][PIPE] == 31 and game.parent[0][NEXT_PIPE] == PIPE and game.parent[0][ROOT] == ROOT
+    data = game.to_dict()
+    edit(data["state"])
+    with pytest.raises(ConfigError, match=message):
+        SnackTime.from_dict(data)
+    assert SnackTime.from_dict(game.to_dict()) == game  # the unedited snapshot loads
+
+
+def test_killed_creatures_and_the_last_badge_end_the_game_as_they_happen():
+    """With Advanced traps counting all 4 slots, a creature with its 4 slots crossed off is an end reason at
+    once, as the last badge is; a snapshot that has one without the other is refused."""
+    game = new_game(2, advanced_traps=True)
+    finish_round(game)
+    data = game.to_dict()
+    data["state"]["crossed"][0][NW] = [TRAIT_SLOTS, 0, 0]
+    data["state"]["round"] = 10  # so that the dice rolled so far gave those traits
+    with pytest.raises(ConfigError, match="given or missing against creatures crossed off"):
+        SnackTime.from_dict(data)
+    data["state"]["ending"], data["state"]["end_reasons"] = True, ["a creature was completely killed"]
+    assert SnackTime.from_dict(data).end_reasons == ["a creature was completely killed"]

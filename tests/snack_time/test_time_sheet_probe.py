@@ -25,6 +25,14 @@ def _problems(game) -> list[str]:
     return [m.removeprefix("seat 0: ") for m in game.invariant_violations()]
 
 
+def hand_game():
+    """A one-player game to edit by hand, in round 4, so that the pipes and traits drawn by hand fit the dice
+    rolled so far (the check counts them)."""
+    game = new_game(1)
+    game.round = 4
+    return game
+
+
 def test_a_fresh_sheet_holds_one_network_per_entrance_and_nothing_else():
     game = new_game(1)
     entrance_cells = [parse_cell(x) for x in ENTRANCES]  # 9, 11, 29, 42, 53
@@ -53,14 +61,15 @@ def test_a_fresh_sheet_holds_one_network_per_entrance_and_nothing_else():
 
 
 def test_the_sheet_check_reports_badges_outside_the_nine_boxes():
-    game = new_game(1)
-    for badges, expected in [(0, []), (9, []), (10, ["badges 10"]), (-1, ["badges -1"])]:
+    game = hand_game()
+    last_badge = "badges [9] with end reasons []"  # marking the 9th badge ends the game after the round
+    for badges, expected in [(0, []), (9, [last_badge]), (10, ["badges 10"]), (-1, ["badges -1"])]:
         game.badges[0] = badges
         assert _problems(game) == expected, badges
 
 
 def test_the_sheet_check_reports_more_traits_than_four_slots_or_a_negative_count():
-    game = new_game(1)
+    game = hand_game()
     set_traits(game, 0, NW, eyes=2, teeth=1, crossed=(0, 1, 0))  # 3 uncrossed + 1 crossed: all 4 slots used
     assert _problems(game) == []
     set_traits(game, 0, NW, eyes=2, teeth=2, tentacles=1)  # 5 traits on a 4-slot creature
@@ -77,17 +86,17 @@ def test_the_sheet_check_reports_more_traits_than_four_slots_or_a_negative_count
 
 
 def test_the_sheet_check_reports_accepting_sides_that_differ_from_the_neighbours():
-    game = new_game(1)
+    game = hand_game()
     game.accept[0][parse_cell("C3")] = N  # nothing around C3 (C2, D3, C4, B3) offers a side
     game.state_changed()  # `fits` follows `accept`: only the accepting sides themselves are wrong
     assert _problems(game) == ["accepting sides at C3: 1, expected 0"]
 
-    game = new_game(1)
+    game = hand_game()
     game.accept[0][parse_cell("A2")] = 0  # A2 lies south of entrance 1 at A1: it accepts on its north side
     game.state_changed()
     assert _problems(game) == ["accepting sides at A2: 0, expected 1"]
 
-    game = new_game(1)
+    game = hand_game()
     draw_path(game, 0, ["<0", "<1", "A1"])  # a pipe at <1 opening N (to NW) and E (to A1): <2 below it gets nothing
     game.accept[0][parse_cell("<2")] = N
     game.state_changed()
@@ -95,21 +104,21 @@ def test_the_sheet_check_reports_accepting_sides_that_differ_from_the_neighbours
 
 
 def test_the_sheet_check_reports_a_network_forest_that_differs_from_the_map():
-    game = new_game(1)
+    game = hand_game()
     game.parent[0][parse_cell("C3")] = 0  # an empty cell hung under cell 0 (<0, NW's cell)
     assert _problems(game) == ["network forest: C3 is a node iff it holds a pipe or an entrance"]
 
-    game = new_game(1)
+    game = hand_game()
     game.parent[0][parse_cell("C3")] = parse_cell("C3")  # an empty cell as a root of its own
     assert _problems(game) == ["network forest: C3 is a node iff it holds a pipe or an entrance"]
 
-    game = new_game(1)
+    game = hand_game()
     game.parent[0][parse_cell("E3")] = -1  # entrance 3 taken off the forest
     assert _problems(game) == ["network forest: E3 is a node iff it holds a pipe or an entrance"]
 
 
 def test_the_sheet_check_reports_connected_cells_that_differ_from_the_map():
-    game = new_game(1)
+    game = hand_game()
     draw_path(game, 0, ["<0", "<1", "A1"])  # NW -> a pipe at <1 -> entrance 1 at A1
     assert game.wet[0] == 1 << parse_cell("<1") | 1 << parse_cell("A1") and _problems(game) == []
     game.wet[0] = 1 << parse_cell("<1")  # A1 forgotten
