@@ -663,7 +663,7 @@ class SnackTime(SheetRules, Game):
         if self.config["advanced_traps"] and any(self.trap_spots):
             problems.append("advanced traps: a trap lies on a location")
         rats = self.rats
-        if sum(rats) > self.round or max(rats) > MAX_RATS_PER_CELL or any(rats[e] for e in self.entrances):
+        if sum(rats) > self._rolls_so_far() or max(rats) > MAX_RATS_PER_CELL or any(rats[e] for e in self.entrances):
             problems.append(f"rats: {self.rats}")
         if self.phase != "entrance" and len(self.entrances) != NUM_ENTRANCES:
             problems.append(f"entrances: {self.entrances}")
@@ -685,6 +685,10 @@ class SnackTime(SheetRules, Game):
             problems += self._round_violations()
         problems += self._end_violations()
         return problems
+
+    def _rolls_so_far(self) -> int:
+        """How many times the dice have been rolled: once a round, after its trap phase."""
+        return self.round - 1 if self.phase == "trap" else self.round
 
     def _end_violations(self) -> list[str]:
         """The end agrees with the sheets: the game ends after this round (`ending`) exactly when a reason

@@ -256,9 +256,9 @@ class SheetRules:
             if len(self.snacks[p][c]) > SNACK_SLOTS:
                 problems.append(f"creature {CREATURE_NAMES[c]} ate {len(self.snacks[p][c])} snacks")
         # What is drawn and what is still to draw this round come from the dice rolled so far.
-        if sum(1 for o in pipes if o) + sum(self.pipes_left[p]) > PIPE_DICE * self.round:
+        if sum(1 for o in pipes if o) + sum(self.pipes_left[p]) > PIPE_DICE * self._rolls_so_far():
             problems.append("more pipes than dice rolled")
-        if sum(map(sum, self.healthy[p] + self.crossed[p])) + sum(self.traits_left[p]) > TRAIT_DICE * self.round:
+        if sum(map(sum, self.healthy[p] + self.crossed[p])) + sum(self.traits_left[p]) > TRAIT_DICE * self._rolls_so_far():
             problems.append("more traits than dice rolled")
         wet = 0
         for c, cell in enumerate(CREATURE_CELLS):

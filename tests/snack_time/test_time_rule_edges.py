@@ -31,7 +31,7 @@ from snack_envs.snack_time.components import (
 )
 from snack_envs.snack_time.rules import MAX_ROUNDS, SnackTime, entrance_action
 from tests.helpers import set_at
-from tests.snack_time.time_scripted import NW, TRAP, draw_path, finish_round, new_game, set_traits
+from tests.snack_time.time_scripted import HARMLESS_ROLL, NE, NW, TRAP, draw_path, finish_round, new_game, set_traits
 
 
 # --- the score range -------------------------------------------------------------------------------------
@@ -225,3 +225,21 @@ def test_killed_creatures_and_the_last_badge_end_the_game_as_they_happen():
         SnackTime.from_dict(data)
     data["state"]["ending"], data["state"]["end_reasons"] = True, ["a creature was completely killed"]
     assert SnackTime.from_dict(data).end_reasons == ["a creature was completely killed"]
+
+
+def test_the_trap_phase_counts_the_dice_of_the_rounds_before_it():
+    """A round's dice are rolled after its trap phase: in round r's trap phase r - 1 rolls have drawn at most
+    r - 1 rats, so one more is refused there (the roll to come would draw one too many)."""
+    game = new_game(1, rat_snacks=True, top=[TRAP[0]], rolls=[(*HARMLESS_ROLL[:2], "B3")])
+    draw_path(game, 0, [">0", "F0", "E0", "D0", "C0", "B0", "A0", "A1"])  # NE -> entrance 1, where the trap lands
+    set_traits(game, 0, NE, eyes=1)
+    game.round = 10  # so that the pipes drawn by hand fit the dice
+    finish_round(game)
+    assert (game.phase, game.round, game.rats[parse_cell("B3")], sum(game.rats)) == ("trap", 11, 1, 1)
+    data = game.to_dict()
+    for cell, rats in [("C3", 4), ("D3", 4), ("C4", 1)]:  # 10 rats in all: one a roll
+        data["state"]["rats"][parse_cell(cell)] = rats
+    SnackTime.from_dict(data)
+    data["state"]["rats"][parse_cell("C4")] = 2
+    with pytest.raises(ConfigError, match="rats: "):
+        SnackTime.from_dict(data)
