@@ -102,6 +102,17 @@ def _as_tuple(key: str):
     return edit
 
 
+def both(*edits):
+    def edit(snap: dict) -> None:
+        for one in edits:
+            one(snap)
+
+    return edit
+
+
+AGENTS = ("player_0", "player_1")  # live_env's two-player games
+# Found by editing snapshots at random: one agent done mid-game loaded, then failed in a KeyError at its step.
+ENDS_FOR_EVERY_AGENT = r"terminations = .*, truncations = .* in a game under way: it ends for every agent at once"
 S = "game.state."
 TURN_CASES = [  # the AEC envs' episode state
     ("wrong agent to act", _other_agent_to_act, r"agent_selection = 'player_\d', but seat \d \('player_\d'\) is to act"),
@@ -117,6 +128,11 @@ TURN_CASES = [  # the AEC envs' episode state
     ("an agent gone mid-game", _an_agent_gone_mid_game, r"agents = \[.*\] in a game under way: every agent takes part"),
     ("cumulative reward nan", set_at("cumulative_rewards.player_0", float("nan")),
      r"cumulative_rewards = .* must map each agent .* to a finite number"),
+    ("one agent truncated mid-game", set_at("truncations.player_1", True), ENDS_FOR_EVERY_AGENT),
+    ("one agent terminated mid-game", both(set_at("truncations", dict.fromkeys(AGENTS, True)),
+                                           set_at("terminations.player_0", True)), ENDS_FOR_EVERY_AGENT),
+    ("every agent truncated before max_steps", set_at("truncations", dict.fromkeys(AGENTS, True)),
+     ENDS_FOR_EVERY_AGENT),
 ]
 # (id, edit, what the message must name), for every game
 COMMON_CASES = [

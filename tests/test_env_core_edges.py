@@ -10,7 +10,8 @@ probe where no other test noticed the behaviour breaking:
   also when it came from a snapshot;
 - snapshots of ended episodes: taken anywhere in a truncated one they load as they were; the agent selected
   must be one still to step out (or, once all have, one of the env's), the error naming which; a finished
-  game must have every agent terminated;
+  game must have every agent terminated; one the public env ended on an illegal move loads, and its agents
+  step out as in the env it came from;
 - final rewards of a solo game in each reward mode, and the "score" scale taken from either end of the range;
 - the unknown-reset-option warning points at the caller's line; the turn-based envs' agents are alike;
 - the final infos (seat, score, winner); a snapshot that is no dict, or of another number of players, is refused;
@@ -200,6 +201,38 @@ def test_a_snapshot_of_a_finished_game_must_have_every_agent_terminated(name):
     with pytest.raises(ConfigError, match=r"terminations = .* while the game is over: every agent is terminated"):
         env.load_state_dict(bad)
     assert env.state_dict() == good
+
+
+@pytest.mark.parametrize("name", TURN_BASED)
+def test_a_snapshot_after_an_illegal_move_loads_and_its_agents_step_out_alike(name):
+    """The public env ends a game on an illegal move with every agent terminated and truncated, the game
+    itself under way: that snapshot loads (a game under way may end so, for every agent at once), and both
+    envs then step their agents out alike."""
+    env = env_module(name).env(num_players=3 if name != "snack_rabbits_v0" else 2)
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        EnvLogger.suppress_output()
+        try:
+            env.step(int(np.flatnonzero(mask == 0)[0]))
+        finally:
+            EnvLogger.unsuppress_output()
+    raw = env.unwrapped
+    snapshot = raw.state_dict()
+    assert not raw.game.game_over and all(snapshot["terminations"].values()) and all(snapshot["truncations"].values())
+    other = env_module(name).raw_env(num_players=raw.num_players)
+    other.reset(seed=1)
+    other.load_state_dict(snapshot)
+    while raw.agents:
+        (obs, *rest), (other_obs, *other_rest) = raw.last(), other.last()
+        assert other.agent_selection == raw.agent_selection and other_rest == rest
+        assert all(np.array_equal(other_obs[key], obs[key]) for key in ("observation", "action_mask"))
+        raw.step(None)
+        other.step(None)
+    after, other_after = raw.state_dict(), other.state_dict()
+    del after["agent_selection"], other_after["agent_selection"]  # once every agent has left, nobody is to act
+    assert not other.agents and other_after == after
 
 
 @pytest.mark.parametrize("reward", ["margin", "score", "win"])

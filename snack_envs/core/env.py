@@ -436,6 +436,13 @@ class TurnBasedEnv(SnackEnvBase, AECEnv):
         if not game.game_over and not agents and data["num_steps"] < self.max_steps:
             raise ConfigError(f"snapshot agents = [] in a game under way at step {data['num_steps']} of "
                               f"{self.max_steps}: an episode every agent has left ended, by the rules or at max_steps")
+        if not game.game_over and ended and agents and (
+                not all(truncations.values()) or len(set(terminations.values())) > 1
+                or not any(terminations.values()) and data["num_steps"] < self.max_steps):
+            raise ConfigError(
+                f"snapshot terminations = {terminations}, truncations = {truncations} at step {data['num_steps']} "
+                f"of {self.max_steps} in a game under way: it ends for every agent at once, all truncated at "
+                "max_steps, or all terminated and truncated after an illegal move")
         if not game.game_over and not ended and agents:
             self._check_under_way(data["num_steps"])
             if present != set(self.possible_agents):
