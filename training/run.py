@@ -30,6 +30,7 @@ steps, its own decisions, not its opponents', in either backend.
 from __future__ import annotations
 
 import csv
+import math
 import re
 import signal
 import sys
@@ -198,7 +199,19 @@ def read_state(run_dir: Path) -> dict:
     if not path.is_file():
         raise ConfigError(f"{run_dir} has no state.json: the run stopped before its first checkpoint, "
                           f"so there is nothing to resume; start it again")
-    return read_run_json(path, "a run's state", whole=("timesteps",))
+    state = read_run_json(path, "a run's state", whole=("timesteps",))
+    what = f"{path} is not a run's state:"
+    for key in ("timesteps", "last_eval", "last_snapshot", "last_keep"):
+        value = state.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{what} its {key} = {value!r} is no count of timesteps (a whole number, 0 or more)")
+    wall = state.get("wall_time_s", 0.0)
+    if isinstance(wall, bool) or not isinstance(wall, (int, float)) or not 0 <= wall < math.inf:
+        raise ConfigError(f"{what} its wall_time_s = {wall!r} is no number of seconds (0 or more)")
+    snapshots = state.get("snapshots", [])
+    if not isinstance(snapshots, list) or not all(isinstance(name, str) for name in snapshots):
+        raise ConfigError(f"{what} its snapshots = {snapshots!r} must be a list of the snapshots' names")
+    return state
 
 
 # The checkpoints by which a run's folder shows the backend that trained it (training/backends/): sb3's are

@@ -1,7 +1,8 @@
 """Edge cases of a run's bookkeeping (training/run.py), checked on its public functions without training:
 when a run is finished, when an evaluation, snapshot or kept checkpoint is due (at its exact boundary),
 what start_run / save_state / prune_snapshots / write_eval write or leave alone, which backend may resume
-a run, a checkpoint's metadata and lineage entry, nested StopSignals, and the seed a resumed run draws.
+a run, a checkpoint's metadata and lineage entry, nested StopSignals, the seed a resumed run draws, and a
+state.json damaged into what no run writes (refused naming the key; found by editing one).
 Each test kills mutants of training/run.py that the slower training tests let live (a mutation probe)."""
 
 from __future__ import annotations
@@ -157,6 +158,28 @@ def test_resuming_a_run_without_state_json_says_there_is_nothing_to_resume(tmp_p
     with pytest.raises(ConfigError, match="has no state.json"):
         start_run({"timesteps": 5}, tmp_path, resume=True)
     assert list(tmp_path.iterdir()) == []
+
+
+SOUND_STATE = {"timesteps": 2048, "last_eval": 1024, "last_snapshot": 0, "snapshots": ["snapshots/step1024.zip"],
+               "wall_time_s": 12.9, "started": 1796612528.7}
+DAMAGED_STATES = [  # (edit of a run's state.json, what the refusal names); each of these resumed or crashed
+    ({"timesteps": -5}, r"its timesteps = -5 is no count of timesteps"),  # a traceback in SB3's learn
+    ({"last_eval": 1.5}, r"its last_eval = 1.5 is no count"),
+    ({"last_keep": True}, r"its last_keep = True is no count"),
+    ({"snapshots": "abc"}, r"its snapshots = 'abc' must be a list"),  # read as the snapshots a, b and c
+    ({"snapshots": [{"path": "x.zip"}]}, r"its snapshots = \[\{'path': 'x.zip'\}\] must be a list"),  # a TypeError
+    ({"wall_time_s": -1}, r"its wall_time_s = -1 is no number of seconds"),
+    ({"wall_time_s": float("nan")}, r"its wall_time_s = nan is no number of seconds"),
+]
+
+
+@pytest.mark.parametrize("edit, message", DAMAGED_STATES, ids=[str(edit) for edit, _ in DAMAGED_STATES])
+def test_a_damaged_state_json_is_refused_naming_the_key(tmp_path, edit, message):
+    (tmp_path / "state.json").write_text(json.dumps(SOUND_STATE))
+    assert read_state(tmp_path) == SOUND_STATE
+    (tmp_path / "state.json").write_text(json.dumps({**SOUND_STATE, **edit}))
+    with pytest.raises(ConfigError, match=f"state.json is not a run's state: {message}"):
+        read_state(tmp_path)
 
 
 def test_pruning_deletes_only_the_snapshots_the_pool_dropped_with_their_metadata(tmp_path):
