@@ -56,7 +56,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import pickle
 import time
+import zipfile
 from pathlib import Path
 from typing import Callable, Generator, Iterator
 
@@ -65,8 +67,10 @@ import numpy as np
 from snack_envs.agents import heuristic_policy
 from snack_envs.checkpoints import write_atomic, write_json_atomic
 from snack_envs.core.game import ConfigError
+from snack_envs.training.config import read_run_json
 
 IMITATION_DIR = "imitation"  # in a run folder: the imitation's finished parts (`Progress`)
+SAMPLE_ARRAYS = {"observations", "masks", "actions", "returns"}  # in every part of samples (`collect`)
 PART_GAMES = 100  # games per saved part of a phase's samples: what a stopped run can lose of each process's work
 
 
@@ -268,7 +272,7 @@ class Progress:
         settings = json.loads(json.dumps(settings))  # as JSON reads it back (tuples as lists)
         path = folder / "settings.json"
         if path.is_file():
-            saved = json.loads(path.read_text())
+            saved = read_run_json(path, "an imitation's settings")
             if saved != settings:
                 changed = sorted(k for k in settings if saved.get(k) != settings[k])
                 raise ConfigError(f"{folder} holds an imitation begun with other {', '.join(changed)} settings than "
@@ -291,17 +295,29 @@ class Progress:
                 if paths[start] is not None:  # about 45 times smaller than in memory
                     write_atomic(paths[start], lambda file, part=part: np.savez_compressed(file, **part), "wb")
                 played[start] = part
-        return concatenate([played[start] if start in played else _read_npz(paths[start]) for start in starts])
+        parts = {start: played[start] if start in played else _read_npz(paths[start]) for start in starts}
+        arrays = sorted(next(iter(played.values()), parts[starts[0]]))  # what every part holds
+        for start in starts:
+            if sorted(parts[start]) != arrays:
+                raise _damaged(paths[start], f"its arrays {sorted(parts[start])} are not the other parts' {arrays}")
+        return concatenate(list(parts.values()))
 
     def fitted(self, phase: str) -> dict | None:
         """The stats of `phase`'s fit, if saved."""
         path = None if self.folder is None else self.folder / f"{phase}.json"
-        return json.loads(path.read_text()) if path is not None and path.is_file() else None
+        if path is None or not path.is_file():
+            return None
+        return read_run_json(path, "an imitation fit's stats", numbers=("games", "samples", "accuracy", "seconds"))
 
     def load_weights(self, model, phase: str) -> None:
         import torch
 
-        model.policy.load_state_dict(torch.load(self.folder / f"{phase}.pt", map_location="cpu"))
+        path = self.folder / f"{phase}.pt"
+        try:
+            model.policy.load_state_dict(torch.load(path, map_location="cpu"))
+        except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as error:
+            raise ConfigError(f"{path} holds no weights of this policy ({type(error).__name__}): delete it and "
+                              f"{path.with_suffix('.json').name} and resume, and the {phase} fit runs again") from None
 
     def save_fit(self, model, phase: str, stats: dict) -> None:
         """The weights after `phase`'s fit, then its stats (the stats say the weights are there)."""
@@ -320,8 +336,21 @@ def imitates(config: dict) -> bool:
 
 
 def _read_npz(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path) as arrays:
-        return dict(arrays)
+    """A part of samples saved by `Progress.samples`: its arrays (SAMPLE_ARRAYS one row a decision); a ConfigError
+    if the file is damaged."""
+    try:
+        with np.load(path) as arrays:
+            part = dict(arrays)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise _damaged(path, f"{type(error).__name__}: {error}") from None
+    if not SAMPLE_ARRAYS <= set(part) or len({part[key].shape[:1] for key in SAMPLE_ARRAYS}) != 1 or not all(
+            array.ndim for array in part.values()):
+        raise _damaged(path, f"its arrays {sorted(part)} are no part of samples")
+    return part
+
+
+def _damaged(path: Path, why: str) -> ConfigError:
+    return ConfigError(f"{path} is damaged ({why}): delete it and resume, and its games are played again")
 
 
 def kickstart(model, config: dict, make_env: Callable, folder: Path | None = None) -> dict | None:

@@ -211,7 +211,8 @@ def fake_play(log: list):
     def play(parts):
         log.append(list(parts))
         for games, seed in parts:
-            yield {"actions": np.arange(seed, seed + games), "returns": np.full(games, seed, np.float32)}
+            yield {"actions": np.arange(seed, seed + games), "returns": np.full(games, seed, np.float32),
+                   "observations": np.zeros((games, 3), np.float32), "masks": np.ones((games, 2), bool)}
     return play
 
 
@@ -249,6 +250,63 @@ def test_progress_without_a_folder_plays_every_part_and_saves_nothing(tmp_path, 
     assert progress.fitted("clone") is None
     progress.save_fit(small_model(), "clone", {"samples": 1})
     assert progress.fitted("clone") is None and list(tmp_path.iterdir()) == []
+
+
+def _truncated(path):
+    path.write_bytes(path.read_bytes()[:100])
+
+
+DAMAGED_PARTS = [  # (damage to part clone-2p-2.npz, what the refusal says); each ended in a traceback
+    (_truncated, r"is damaged \(BadZipFile: "),
+    (lambda path: path.write_text("hello"), r"is damaged \(ValueError: "),  # np.load takes it for a pickle
+    (lambda path: np.savez(path, foo=np.zeros(3)), r"is damaged \(its arrays \['foo'\] are no part of samples\)"),
+    (lambda path: np.savez(path, actions=np.arange(2), returns=np.zeros(3), observations=np.zeros((2, 3)),
+                           masks=np.ones((2, 2), bool)), r"is damaged \(its arrays .* are no part of samples"),  # 3 returns, 2 actions
+    (lambda path: np.savez(path, actions=np.arange(2), returns=np.zeros(2), observations=np.zeros((2, 3)),
+                           masks=np.ones((2, 2), bool), played=np.arange(2)), r"is damaged \(its arrays .* are not the other parts'"),
+]
+
+
+@pytest.mark.parametrize("damage, message", DAMAGED_PARTS)
+def test_a_damaged_part_of_samples_is_refused_naming_it_and_played_again_once_deleted(tmp_path, monkeypatch,
+                                                                                        damage, message):
+    monkeypatch.setattr(imitate, "PART_GAMES", 2)
+    config = load_config("quickstart", ["imitation.games=5"])
+    folder = tmp_path / "imitation"
+    data = imitate.Progress(folder, config).samples("clone-2p", 5, 100, fake_play([]))
+    damage(folder / "clone-2p-2.npz")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(folder / 'clone-2p-2.npz'))} {message}.*: delete it "
+                                          "and resume, and its games are played again"):
+        imitate.Progress(folder, config).samples("clone-2p", 5, 100, fake_play([]))
+    (folder / "clone-2p-2.npz").unlink()  # as the message says
+    log = []
+    again = imitate.Progress(folder, config).samples("clone-2p", 5, 100, fake_play(log))
+    assert log == [[(2, 102)]] and all(np.array_equal(again[k], data[k]) for k in data)
+
+
+def test_a_damaged_fit_or_settings_file_is_refused_naming_it(tmp_path):
+    config = load_config("quickstart", ["imitation.games=5"])
+    folder = tmp_path / "imitation"
+    progress = imitate.Progress(folder, config)
+    model = small_model()
+    progress.save_fit(model, "clone", {"games": 5, "samples": 40, "accuracy": 0.5, "loss": 1.0, "seconds": 2.0})
+    assert progress.fitted("clone")["samples"] == 40
+    (folder / "clone.pt").write_bytes(b"xx")
+    with pytest.raises(ConfigError, match=r"clone.pt holds no weights of this policy \(UnpicklingError\): delete it "
+                                          r"and clone.json and resume, and the clone fit runs again"):
+        progress.load_weights(model, "clone")
+    torch.save({"nothing": torch.zeros(1)}, folder / "clone.pt")  # a file of torch's, but not these weights
+    with pytest.raises(ConfigError, match=r"clone.pt holds no weights of this policy \(RuntimeError\)"):
+        progress.load_weights(model, "clone")
+    (folder / "clone.json").write_text('{"games": 5}')
+    with pytest.raises(ConfigError, match=r"clone.json is not an imitation fit's stats: it lacks samples, accuracy"):
+        progress.fitted("clone")
+    (folder / "clone.json").write_text("{bad")
+    with pytest.raises(ConfigError, match=r"clone.json, line 1: not valid JSON"):
+        progress.fitted("clone")
+    (folder / "settings.json").write_text("[]")
+    with pytest.raises(ConfigError, match=r"settings.json is not an imitation's settings: a mapping expected"):
+        imitate.Progress(folder, config)
 
 
 def test_progress_takes_up_a_folder_begun_with_the_same_settings_and_refuses_other_ones(tmp_path):
