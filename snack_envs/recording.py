@@ -116,7 +116,10 @@ def record_episode(
     return frames
 
 
-MAX_FPS, MAX_HOLD_S = 100, 600  # a GIF times its frames in hundredths of a second; a hold of ten minutes
+MAX_FPS, MAX_HOLD_S = 100, 600  # frames a second (a GIF: MAX_GIF_FPS); a hold of ten minutes
+# A GIF frame lasts whole hundredths of a second, and browsers show one of under 2 hundredths for 10: faster
+# than 50 frames a second, a GIF would play at 10.
+MAX_GIF_FPS = 50
 
 
 def _check_timing(fps: Any, hold_last: Any) -> tuple[float, float]:
@@ -150,9 +153,12 @@ def _frame_arrays(frames: Iterable[Any], what: str) -> list[np.ndarray]:
 
 def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, hold_last: float = 2.0) -> Path:
     """Write `frames` (HxWx3 uint8 arrays or PIL images, of one size) as a looping GIF at `fps` frames
-    a second, the last one held `hold_last` seconds longer (fps above 0 and at most 100, hold_last 0 to 600).
-    Returns the path."""
+    a second, the last one held `hold_last` seconds longer (fps above 0 and at most 50, hold_last 0 to 600).
+    A GIF times its frames in whole hundredths of a second: each lasts 1/fps rounded to one. Returns the path."""
     fps, hold_last = _check_timing(fps, hold_last)
+    if fps > MAX_GIF_FPS:
+        raise ConfigError(f"recording: a GIF plays at most {MAX_GIF_FPS} frames a second (browsers show a faster "
+                          f"one at 10), got fps={fps}; write an .mp4 for more")
     Image, _, _ = pillow()
     images = [Image.fromarray(array) for array in _frame_arrays(frames, "a GIF")]
     # Pictures use few colours: one shared palette keeps the file small and the colours steady.
@@ -169,9 +175,9 @@ def save_gif(frames: Iterable[Any], path: str | Path, fps: float = DEFAULT_FPS, 
         frame = Image.fromarray(np.asarray(im.quantize(palette=palette, dither=Image.Dither.NONE)), "P")
         frame.putpalette(colours)
         paletted.append(frame)
-    step = int(round(1000 / fps))
+    step = 10 * round(100 / fps)  # ms, whole hundredths: Pillow would cut 1000 / fps down to them
     durations = [step] * len(paletted)
-    durations[-1] += int(round(1000 * hold_last))
+    durations[-1] += 10 * round(100 * hold_last)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     paletted[0].save(path, format="GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0)

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("PIL")
 from PIL import Image  # noqa: E402
 
+from snack_envs.core.game import ConfigError  # noqa: E402
 from snack_envs.recording import record_episode, save_gif, save_mp4  # noqa: E402
 
 COLOURS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (250, 250, 20)]
@@ -46,6 +47,18 @@ def test_a_gif_plays_each_frame_for_one_over_fps_holds_the_last_and_loops(tmp_pa
     assert loop == 0
     for (_, got), want in zip(read, frames):
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("fps, step", [(50, 20), (15, 70), (6, 170), (0.3, 3330)])
+def test_a_gif_frame_lasts_one_over_fps_in_the_nearest_whole_hundredths(tmp_path, fps, step):
+    """A GIF stores whole hundredths of a second, and Pillow cut 1000 / fps ms down to them: 15 fps played at
+    16.7, 6 at 6.3; 60 fps became 10 ms, which browsers show for 100 (10 fps). Each frame now lasts 1 / fps rounded to the
+    nearest hundredth, the hold too, and a GIF faster than 50 fps is refused, writing nothing."""
+    read, _ = read_gif(save_gif([solid(c) for c in COLOURS[:2]], tmp_path / "a.gif", fps=fps, hold_last=0.127))
+    assert [d for d, _ in read] == [step, step + 130]
+    with pytest.raises(ConfigError, match=r"a GIF plays at most 50 frames a second .* got fps=51.0; write an .mp4"):
+        save_gif([solid(c) for c in COLOURS[:2]], tmp_path / "b.gif", fps=51)
+    assert not (tmp_path / "b.gif").exists()
 
 
 def test_a_gif_takes_pil_images_and_makes_its_folder(tmp_path):
