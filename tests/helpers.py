@@ -162,6 +162,16 @@ def set_at(path: str, value):
     return edit
 
 
+def combined(*edits):
+    """One edit of a snapshot that makes each of `edits` (such as `set_at`'s) in turn."""
+
+    def edit(snap: dict) -> None:
+        for one in edits:
+            one(snap)
+
+    return edit
+
+
 def option_sets(game_class) -> list[dict]:
     """Option sets that reach every rule a game declares, derived from its `options` (no game named):
     the defaults and every combination of its on/off options (modules), then, with every on/off option

@@ -29,7 +29,7 @@ import snack_envs
 from snack_envs import specs
 from snack_envs.core.game import ConfigError, IllegalActionError
 from snack_envs.registration import gymnasium_ids, register_gymnasium
-from tests.helpers import CHECKPOINTS, env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal, set_at
+from tests.helpers import CHECKPOINTS, combined, env_module, is_parallel, play_aec, play_parallel, random_joint, random_legal, set_at
 
 ENVS = list(snack_envs.ENV_NAMES)
 PARALLEL = [n for n in ENVS if is_parallel(n)]
@@ -102,14 +102,6 @@ def _as_tuple(key: str):
     return edit
 
 
-def both(*edits):
-    def edit(snap: dict) -> None:
-        for one in edits:
-            one(snap)
-
-    return edit
-
-
 AGENTS = ("player_0", "player_1")  # live_env's two-player games
 # Found by editing snapshots at random: one agent done mid-game loaded, then failed in a KeyError at its step.
 ENDS_FOR_EVERY_AGENT = r"terminations = .*, truncations = .* in a game under way: it ends for every agent at once"
@@ -129,8 +121,8 @@ TURN_CASES = [  # the AEC envs' episode state
     ("cumulative reward nan", set_at("cumulative_rewards.player_0", float("nan")),
      r"cumulative_rewards = .* must map each agent .* to a finite number"),
     ("one agent truncated mid-game", set_at("truncations.player_1", True), ENDS_FOR_EVERY_AGENT),
-    ("one agent terminated mid-game", both(set_at("truncations", dict.fromkeys(AGENTS, True)),
-                                           set_at("terminations.player_0", True)), ENDS_FOR_EVERY_AGENT),
+    ("one agent terminated mid-game", combined(set_at("truncations", dict.fromkeys(AGENTS, True)),
+                                               set_at("terminations.player_0", True)), ENDS_FOR_EVERY_AGENT),
     ("every agent truncated before max_steps", set_at("truncations", dict.fromkeys(AGENTS, True)),
      ENDS_FOR_EVERY_AGENT),
 ]

@@ -30,7 +30,7 @@ from snack_envs.snack_time.components import (
     parse_cell,
 )
 from snack_envs.snack_time.rules import MAX_ROUNDS, SnackTime, entrance_action
-from tests.helpers import set_at
+from tests.helpers import combined, set_at
 from tests.snack_time.time_scripted import HARMLESS_ROLL, NE, NW, TRAP, draw_path, finish_round, new_game, set_traits
 
 
@@ -151,14 +151,6 @@ def test_a_snapshot_value_past_what_its_field_can_hold_is_refused_naming_the_fie
 
 
 # --- snapshots no game can reach ------------------------------------------------------------------------------
-def both(*edits):
-    def edit(state: dict) -> None:
-        for one in edits:
-            one(state)
-
-    return edit
-
-
 # Two rounds of the harmless roll (two Teeth, three I pipes) played by both seats: round 3, seat 0 to draw.
 # Seat 0's pipes up column ">" form one network, rooted at D2 (cell 23): 23 <- 31 <- 39 <- 47 <- 55.
 ROOT, PIPE, NEXT_PIPE = 23, 39, 47
@@ -167,7 +159,7 @@ UNREACHABLE = [  # (what, edit of the state, the message of the check that refus
      r"network forest: \S+ does not lead to the root of its network"),
     ("a parent off the network", set_at(f"parent.0.{PIPE}", 9),  # entrance 1's own network
      r"network forest: \S+ does not lead to the root of its network"),
-    ("a network with a second root", both(set_at(f"parent.0.{PIPE}", PIPE), lambda s: s["members"][0].__setitem__(
+    ("a network with a second root", combined(set_at(f"parent.0.{PIPE}", PIPE), lambda s: s["members"][0].__setitem__(
         PIPE, s["members"][0][ROOT]), lambda s: s["reach"][0].__setitem__(PIPE, s["reach"][0][ROOT])),
      r"network forest: \S+ is a second root of one network"),
     ("pipes drawn and to draw past the dice of the rounds so far", set_at("round", 2), "more pipes than dice rolled"),
@@ -182,14 +174,14 @@ UNREACHABLE = [  # (what, edit of the state, the message of the check that refus
     ("the game ending after the round for no reason", set_at("ending", True), r"ending = True with end reasons \[\]"),
     ("an end reason without the game ending", set_at("end_reasons", ["a player marked the last badge"]),
      r"ending = False with end reasons"),
-    ("every creature fed, as no sheet is", both(set_at("ending", True),
-                                                set_at("end_reasons", ["a player fed every creature 3 snacks"])),
+    ("every creature fed, as no sheet is", combined(set_at("ending", True),
+                                                    set_at("end_reasons", ["a player fed every creature 3 snacks"])),
      "no sheet has 3 snacks for every creature"),
-    ("a creature completely killed without Advanced traps", both(set_at("ending", True),
-                                                                 set_at("end_reasons", ["a creature was completely killed"])),
+    ("a creature completely killed without Advanced traps", combined(set_at("ending", True),
+                                                                     set_at("end_reasons", ["a creature was completely killed"])),
      "end reason 'a creature was completely killed' given or missing"),
-    ("the deck out while pedestrians are left in it", both(set_at("ending", True),
-                                                           set_at("end_reasons", ["the deck cannot refill the row"])),
+    ("the deck out while pedestrians are left in it", combined(set_at("ending", True),
+                                                               set_at("end_reasons", ["the deck cannot refill the row"])),
      "end reason 'the deck cannot refill the row' with pedestrians left"),
 ]
 
