@@ -726,12 +726,12 @@ class SnackTime(SheetRules, Game):
         for p in range(self.num_players):
             left = self.traits_left[p] + self.pipes_left[p]
             if phase == "place" and p > seat:
-                fits = left == dice
+                left_ok = left == dice
             elif phase == "place" and p == seat:
-                fits = all(a <= b for a, b in zip(left, dice))
+                left_ok = all(a <= b for a, b in zip(left, dice))
             else:
-                fits = not any(left)
-            if not fits:
+                left_ok = not any(left)
+            if not left_ok:
                 problems.append(f"seat {p}: dice to draw {self.traits_left[p]} {self.pipes_left[p]} in phase "
                                 f"{phase!r} with dice {self.dice_traits} {self.dice_pipes}")
             if phase == "snack" and p == seat:
