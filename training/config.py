@@ -14,8 +14,9 @@ shipped configs, so a config of one's own anywhere on disk extends the shipped
 base. Every key must be one the schema below knows, with a value of the right
 type and range; anything else is a ConfigError that names the key (and the
 file). Integer settings take integral floats and scientific notation
-(`timesteps: 1e5`); `1.5e0` is refused. Numbers are read as YAML 1.2 reads
-them (`010` is ten, not octal 8; `1:30` is a string, not 90). Policy names (`eval.opponents`),
+(`timesteps: 1e5`); `1.5e0` is refused. Numbers and dates are read as YAML 1.2
+reads them (`010` is ten, not octal 8; `1:30` and `2026-12-07` are strings, not
+90 and a date). Policy names (`eval.opponents`),
 checkpoint paths (`init_from`, checkpoints among `eval.opponents`) and game
 options are checked here, on load, so that a bad one never fails a run late.
 A run's config.json is checked the same way when the run is resumed
@@ -89,8 +90,9 @@ class _Loader(yaml.SafeLoader):
 # Numbers as YAML 1.2 reads them: `1e5` and `1.0e-4` are numbers (YAML 1.1 reads strings), `010` is ten
 # and `1:30` a string (YAML 1.1 reads octal 8 and base-60 90: a seed or a count written so would be another
 # number without a word). Kept from YAML 1.1: digit separators (`1_000_000`); hex is `0x1f`, octal `0o17`.
-_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
-_Loader.yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+# Dates are strings, as in YAML 1.2 (no key takes a date; `output_dir: 2026-12-07` names a folder).
+_INT, _FLOAT, _DATE = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"
+_Loader.yaml_implicit_resolvers = {first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT, _DATE)]
                                    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 _Loader.add_implicit_resolver(_INT, re.compile(r"^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F][0-9a-fA-F_]*|0o[0-7][0-7_]*)$"), list("-+0123456789"))
 _Loader.add_implicit_resolver(_FLOAT, re.compile(

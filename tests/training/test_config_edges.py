@@ -64,6 +64,15 @@ def test_a_count_written_in_base_60_is_refused_not_read_as_seconds():
     assert load_config(None, ["seed=010"])["seed"] == 10
 
 
+@pytest.mark.parametrize("text", ["2026-12-07", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5"])
+def test_a_date_is_a_string_as_in_yaml_1_2(text):
+    """YAML 1.1 read dates as datetime objects, so a run folder named for its day was refused from a file
+    and from `--set` alike ("output_dir=datetime.date(2026, 12, 7) must be of type str"); no key takes a date."""
+    assert yaml_load(text, "x") == text
+    assert load_config(None, [f"output_dir={text}"])["output_dir"] == text
+    refused([f"seed={text}"], f"seed='{text}' must be an integer")
+
+
 HUGE = "9" * 400  # an integer past the largest float (about 1.8e308)
 
 
