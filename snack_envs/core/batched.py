@@ -294,6 +294,7 @@ class BatchedEnv:
         if seed is not None:
             self._seed_streams(seed)
         self._new_games(np.ones(self.num_envs, bool))
+        self._ended_outcomes = {}  # the games that ended at the last step are gone, and with them their last chance
         self._started = True
         return self._observe()
 

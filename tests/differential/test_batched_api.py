@@ -17,6 +17,7 @@ from snack_envs.core.game import ConfigError, IllegalActionError
 
 pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
+from snack_envs.core.batched import BatchedEnv  # noqa: E402
 
 BATCHED = [s.env_name for s in specs.SPECS if s.batched]
 
@@ -182,9 +183,8 @@ def test_a_loaded_game_is_what_the_next_step_and_the_bots_read(name):
         assert np.array_equal(mine[0], theirs[0])
 
 
-def test_after_a_load_the_outcomes_are_the_loaded_games_not_those_of_the_game_that_ended_there():
-    """With auto_reset, `outcomes(i)` of a step that ended env i's game are that game's last chance (Snack
-    Rabbits' roll); once a game is loaded there, they are the loaded game's (none yet), not the old roll."""
+def batch_with_an_ended_game() -> tuple[BatchedEnv, int]:
+    """A Snack Rabbits batch (auto_reset) whose last step ended env i's game with a roll: (batch, i)."""
     venv = batched.make("snack_rabbits_v0", num_envs=4, seed=0)
     venv.reset()
     for _ in range(3000):
@@ -192,14 +192,28 @@ def test_after_a_load_the_outcomes_are_the_loaded_games_not_those_of_the_game_th
         ended = [int(i) for i in np.flatnonzero(terminated) if venv.outcomes(int(i))]
         if ended:
             break
-    i = ended[0]
-    assert "roll" in venv.outcomes(i)
+    assert "roll" in venv.outcomes(ended[0])
+    return venv, ended[0]
+
+
+def test_after_a_load_the_outcomes_are_the_loaded_games_not_those_of_the_game_that_ended_there():
+    """With auto_reset, `outcomes(i)` of a step that ended env i's game are that game's last chance (Snack
+    Rabbits' roll); once a game is loaded there, they are the loaded game's (none yet), not the old roll."""
+    venv, i = batch_with_an_ended_game()
     source = batched.make("snack_rabbits_v0", num_envs=1, seed=9)
     with pytest.raises(IllegalActionError, match=r"call reset\(\) before export\(\)"):
         source.export(0)  # nothing dealt yet: the kernel's arrays are zeros, no game
     source.reset()
     venv.load(i, source.export(0))
     assert venv.outcomes(i) == {}
+
+
+def test_after_a_reset_the_outcomes_are_the_new_deals_not_those_of_the_game_that_ended_before():
+    """reset() deals every env a new game: `outcomes(i)` is then the new game's (none yet), as the kernel's
+    is, not the last roll of the game that ended there (it was kept past reset())."""
+    venv, i = batch_with_an_ended_game()
+    venv.reset()
+    assert venv.outcomes(i) == venv.kernel.outcomes(i) == {}
 
 
 @pytest.mark.parametrize("name, options", [pytest.param(name, {}, id=name) for name in BATCHED] + [
