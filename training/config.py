@@ -63,7 +63,7 @@ from snack_envs.core.game import ConfigError
 
 
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, reading numbers as YAML 1.2 does (see below), and refusing a mapping that sets
+    """PyYAML's safe loader, reading numbers and dates as YAML 1.2 does (see below), and refusing a mapping that sets
     one key twice (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node, deep=False):
