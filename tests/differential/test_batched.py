@@ -58,6 +58,37 @@ class Reference:
         return check_options(env.game_class.name, env.game_class.options, env._seat_options())
 
 
+def single(name: str, game):
+    """A batch of one env, seats unshuffled (agent i sits in seat i), set to `game`."""
+    venv = batched.make(name, num_envs=1, num_players=game.num_players, seed=0, auto_reset=False,
+                        shuffle_seats=False, reward="margin", **game.config)
+    venv.reset()
+    venv.load(0, game)
+    return venv
+
+
+def follow(name: str, game, actions: list[int]):
+    """Play `actions` on the reference `game` and on a kernel loaded with it, comparing the observation and
+    mask of the player to act before every step and the exported position after it (the reference's chance
+    scripted by the kernel's outcomes; a game just loaded has none). Returns the reference game."""
+    venv = single(name, game)
+    reference = Reference(specs.get(name), game.num_players, dict(game.config))
+    seats = list(range(game.num_players))
+    obs, mask, player = venv.observe()
+    assert venv.export(0) == game and venv.outcomes(0) == {}
+    for action in actions:
+        seat = game.current_player
+        assert int(player[0]) == seat
+        expected = reference.observe(game, seats, seat)
+        assert np.array_equal(obs[0], expected["observation"]), "observation"
+        assert np.array_equal(mask[0], expected["action_mask"]), "mask"
+        obs, mask, player, _, terminated, _ = venv.step(np.array([action]))
+        game.apply(action, **venv.outcomes(0))
+        assert venv.export(0) == game
+        assert bool(terminated[0]) == game.game_over
+    return game
+
+
 def play(spec, n: int, options: dict, games: int, seed: int, num_envs: int = 32) -> int:
     """Play `games` games in batches of `num_envs` and check every step; returns the steps checked."""
     num_envs = min(num_envs, games)

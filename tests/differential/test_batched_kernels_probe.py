@@ -18,7 +18,7 @@ from snack_envs.snack_rabbits.heuristic import HeuristicPolicy as RabbitsBot
 from snack_envs.snack_rabbits.rules import STOP, SnackRabbits
 from snack_envs.snack_wars.components import NUM_CARDS as WARS_CARDS
 from snack_envs.snack_wars.components import copies_by_type
-from tests.differential.test_batched import Reference
+from tests.differential.test_batched import Reference, follow, single
 from tests.helpers import option_sets, player_counts
 from tests.snack_wars.wars_positions import (
     BURGER,
@@ -36,37 +36,6 @@ pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
 
 WARS, RABBITS = "snack_wars_v0", "snack_rabbits_v0"
-
-
-def single(name: str, game):
-    """A batch of one env, seats unshuffled (agent i sits in seat i), set to `game`."""
-    venv = batched.make(name, num_envs=1, num_players=game.num_players, seed=0, auto_reset=False,
-                        shuffle_seats=False, reward="margin", **game.config)
-    venv.reset()
-    venv.load(0, game)
-    return venv
-
-
-def follow(name: str, game, actions: list[int]):
-    """Play `actions` on the reference `game` and on a kernel loaded with it, comparing the observation and
-    mask of the player to act before every step and the exported position after it (the reference's chance
-    scripted by the kernel's outcomes; a game just loaded has none). Returns the reference game."""
-    venv = single(name, game)
-    reference = Reference(specs.get(name), game.num_players, dict(game.config))
-    seats = list(range(game.num_players))
-    obs, mask, player = venv.observe()
-    assert venv.export(0) == game and venv.outcomes(0) == {}
-    for action in actions:
-        seat = game.current_player
-        assert int(player[0]) == seat
-        expected = reference.observe(game, seats, seat)
-        assert np.array_equal(obs[0], expected["observation"]), "observation"
-        assert np.array_equal(mask[0], expected["action_mask"]), "mask"
-        obs, mask, player, _, terminated, _ = venv.step(np.array([action]))
-        game.apply(action, **venv.outcomes(0))
-        assert venv.export(0) == game
-        assert bool(terminated[0]) == game.game_over
-    return game
 
 
 # --- the kernels' own chance ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tests.snack_time.time_scripted import INEDIBLE_ROW, NW, TOOTH, TRAP, new_ga
 pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
 from snack_envs.snack_time.rules import trait_action  # noqa: E402
-from tests.differential.test_batched_kernels_probe import follow, single  # noqa: E402
+from tests.differential.test_batched import follow, single  # noqa: E402
 
 TIME = "snack_time_v0"
 

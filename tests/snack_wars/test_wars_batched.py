@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from snack_envs.snack_wars.heuristic import HeuristicPolicy
-from snack_envs.snack_wars.observation import WarsEncoder
 from snack_envs.snack_wars.rules import DISCARD, DISCARDING, STOP_STEALING, SnackWars, steal_action
 from tests.helpers import option_sets
 from tests.snack_wars.wars_positions import (
@@ -27,37 +26,11 @@ from tests.snack_wars.wars_positions import (
 
 pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
+from tests.differential.test_batched import follow, single  # noqa: E402
 
 OPTION_SETS = option_sets(SnackWars)
 PLAYERS = [2, 3, 4, 5]
-
-
-def single(game: SnackWars):
-    """A batch of one env, seats unshuffled (agent i sits in seat i), set to `game`."""
-    venv = batched.make("snack_wars_v0", num_envs=1, num_players=game.num_players, seed=0, auto_reset=False,
-                        shuffle_seats=False, reward="margin", **game.config)
-    venv.reset()
-    venv.load(0, game)
-    return venv
-
-
-def follow(game: SnackWars, actions: list[int]) -> SnackWars:
-    """Play `actions` on the reference game and on the kernel loaded with it, comparing the observation,
-    the mask and the position at every step (the reference's chance scripted by the kernel's outcomes)."""
-    venv = single(game)
-    encoder = WarsEncoder(game.num_players, game.config)
-    obs, mask, player = venv.observe()
-    assert venv.export(0) == game
-    for action in actions:
-        seat = game.current_player
-        assert int(player[0]) == seat
-        assert np.array_equal(obs[0], encoder.encode(game, seat))
-        assert np.array_equal(mask[0], game.action_mask(seat))
-        obs, mask, player, rewards, terminated, _ = venv.step(np.array([action]))
-        game.apply(action, **venv.outcomes(0))
-        assert venv.export(0) == game
-        assert bool(terminated[0]) == game.game_over
-    return game
+WARS = "snack_wars_v0"
 
 
 # --- hand-set positions --------------------------------------------------------------------------------
@@ -74,9 +47,9 @@ def raccoons_drawn_holding_8_food() -> SnackWars:
 
 def test_stealing_past_9_then_discarding_from_the_stolen_cards():
     game = raccoons_drawn_holding_8_food()
-    game = follow(game, [steal_action(1, DONUT), steal_action(1, JAPANESE_B), steal_action(1, DONUT)])
+    game = follow(WARS, game, [steal_action(1, DONUT), steal_action(1, JAPANESE_B), steal_action(1, DONUT)])
     assert game.phase == DISCARDING and sum(game.collections[0]) == 11
-    game = follow(game, [DISCARD + DONUT, DISCARD + JAPANESE_B])
+    game = follow(WARS, game, [DISCARD + DONUT, DISCARD + JAPANESE_B])
     assert game.current_player == 1 and game.invariant_violations() == []
 
 
@@ -85,7 +58,7 @@ def test_food_cards_beyond_the_room_left_are_discarded():
     game.deck.remove(SUSHI)
     game.collections[0][SUSHI] += 1
     game.state_changed()
-    game = follow(game, [DONUT])
+    game = follow(WARS, game, [DONUT])
     assert game.collections[0][DONUT] == 2 and game.discard[DONUT] == 1
 
 
@@ -93,28 +66,28 @@ def test_an_empty_draw_pile_is_rebuilt_at_the_end_of_the_turn():
     game = position(2, {0: {SUSHI: 3, RAMEN: 3, TEMPURA: 1}, 1: {DONUT: 3, BURGER: 3, MILKSHAKE: 2}},
                     draw=[CHEESE, CHEESE], pile_is_exactly=True)
     assert game.deck == []
-    venv = single(game)
+    venv = single(WARS, game)
     venv.step(np.array([CHEESE]))
     order = venv.outcomes(0)["reshuffle"]
     assert sorted(order) == [t for t, n in enumerate(game.discard) for _ in range(n)]
-    follow(game, [CHEESE])
+    follow(WARS, game, [CHEESE])
 
 
 def test_a_draw_that_empties_the_pile_reshuffles_and_goes_on_drawing():
     game = position(2, {0: {SUSHI: 3, RAMEN: 3, TEMPURA: 2}, 1: {DONUT: 2, BURGER: 3}},
                     draw=[CHEESE], then=[TEMPURA], pile_is_exactly=True)
-    game = follow(game, [CHEESE])
+    game = follow(WARS, game, [CHEESE])
     assert sum(game.drawn) == 4 and game.discard == [0] * 15
 
 
 def test_full_collections_pass_and_the_game_ends_with_the_reference_scores_and_winners():
     game = position(3, {0: {SUSHI: 3, RAMEN: 3, TEMPURA: 2}, 1: {DONUT: 3, BURGER: 3, MILKSHAKE: 3},
                         2: {CHEESE: 4, CROISSANT: 4, JAPANESE_B: 1}}, draw=[RACCOON], then=[CHEESE])
-    game = follow(game, [RACCOON, STOP_STEALING])
+    game = follow(WARS, game, [RACCOON, STOP_STEALING])
     assert not game.game_over and game.current_player == 0 and game.passed == [1, 2]
-    game = follow(game, [CHEESE])
+    game = follow(WARS, game, [CHEESE])
     assert game.game_over
-    venv = single(game)
+    venv = single(WARS, game)
     assert venv.kernel.scores()[0].tolist() == game.scores()
     assert np.flatnonzero(venv.kernel.winners()[0]).tolist() == game.winners()
 
@@ -123,7 +96,7 @@ def test_full_collections_pass_and_the_game_ends_with_the_reference_scores_and_w
 def test_finished_games_score_and_win_as_the_reference(options):
     rng = np.random.default_rng(3)
     for n in PLAYERS:
-        venv = batched.make("snack_wars_v0", num_envs=64, num_players=n, seed=n, auto_reset=False, **options)
+        venv = batched.make(WARS, num_envs=64, num_players=n, seed=n, auto_reset=False, **options)
         out = venv.reset()
         while venv.live.any():
             out = venv.step((rng.random(out[1].shape) * out[1]).argmax(1))
@@ -144,7 +117,7 @@ def test_the_native_heuristic_picks_the_python_bots_action(options):
     phases_seen = set()
     for n in PLAYERS:
         bot = HeuristicPolicy(n, **options)
-        venv = batched.make("snack_wars_v0", num_envs=32, num_players=n, seed=11 * n, **options)
+        venv = batched.make(WARS, num_envs=32, num_players=n, seed=11 * n, **options)
         obs, mask, player = venv.reset()
         from_state = np.zeros(32, np.int64)
         checked = 0
@@ -166,7 +139,7 @@ def test_the_native_heuristic_discards_as_the_python_bot():
     game = raccoons_drawn_holding_8_food()
     for action in (steal_action(1, DONUT), steal_action(1, JAPANESE_B), steal_action(1, DONUT)):
         game.apply(action)
-    venv = single(game)
+    venv = single(WARS, game)
     bot = HeuristicPolicy(2)
     while game.phase == DISCARDING:
         obs, mask, _ = venv.observe()
