@@ -9,12 +9,10 @@ and the margin rewards of test_batched.py do not show."""
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pytest
 
-from tests.snack_time.time_scripted import INEDIBLE_ROW, NW, TOOTH, TRAP, new_game, place_harmlessly
+from tests.snack_time.time_scripted import INEDIBLE_ROW, NW, TOOTH, TRAP, new_game, the_step_that_starts_round_2
 
 pytest.importorskip("numba")
 from snack_envs import batched  # noqa: E402
@@ -25,23 +23,14 @@ TIME = "snack_time_v0"
 
 
 def before_a_trap_springs():
-    """A solo Advanced traps game one placement short of its second round, whose first card off the
-    deck is entrance 1's trap; and that last placement."""
-    return before_round_two(new_game(1, top=[TRAP[0]], advanced_traps=True), trap=True)
-
-
-def before_round_two(game, trap=False):
-    """`game` played to one placement short of its second round; and that last placement."""
-    played = []
-    scratch = copy.deepcopy(game)
-    apply = scratch.apply
-    scratch.apply = lambda action, *args, **kw: (played.append(action), apply(action, *args, **kw))
-    place_harmlessly(scratch)
-    assert scratch.round == 2 and (not trap or scratch.events[0] == ["trap", 0])
-    for action in played[:-1]:
-        game.apply(action)
-    assert game.round == 1
-    return game, played[-1]
+    """A solo Advanced traps game one step short of its second round, whose first card off the deck is
+    entrance 1's trap; and that last step."""
+    game = new_game(1, top=[TRAP[0]], advanced_traps=True)
+    last = the_step_that_starts_round_2(game)
+    trial = game.copy()
+    trial.apply(last)
+    assert trial.round == 2 and trial.events[0] == ["trap", 0]
+    return game, last
 
 
 def test_a_sprung_trap_goes_back_to_a_uniform_place_in_the_deck_bottom_included():
@@ -67,7 +56,8 @@ def test_a_sprung_trap_goes_back_to_a_uniform_place_in_the_deck_bottom_included(
 def test_a_loaded_game_whose_scripted_rolls_ran_out_rolls_fresh_dice_from_the_stream():
     """A loaded game with no scripted rolls left rolls its next round's dice from the env's stream, not
     from whatever an earlier deal left in the kernel's roll buffer (each env's round-1 dice here)."""
-    game, last = before_round_two(new_game(1))
+    game = new_game(1)
+    last = the_step_that_starts_round_2(game)
     game.scripted_rolls = []
     N = 400
     venv = batched.make(TIME, num_envs=N, num_players=1, seed=6, auto_reset=False, shuffle_seats=False)

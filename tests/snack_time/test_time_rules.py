@@ -50,6 +50,7 @@ from tests.snack_time.time_scripted import (
     finish_round,
     new_game,
     set_traits,
+    the_step_that_starts_round_2,
     values,
 )
 
@@ -591,17 +592,6 @@ def test_text_for_actions_and_the_map():
     lines = game.render_text(names=["Madi"]).splitlines()
     assert "  0 ◤─┐ · · · · · ◥" in lines and "  1 · ① · ② · · · ·" in lines
     assert any("NW: traits [-] snacks [-] entrances [1]" in line for line in lines)
-
-
-def the_step_that_starts_round_2(game):
-    """Play the first legal action until the next one would start round 2; return that action."""
-    while True:
-        action = game.legal_actions()[0]
-        trial = game.copy()
-        trial.apply(action)
-        if trial.round > game.round:
-            return action
-        game.apply(action)
 
 
 def test_a_sprung_trap_goes_back_anywhere_in_the_deck_top_to_bottom():

@@ -22,18 +22,8 @@ from tests.snack_time.time_scripted import (
     deck_with,
     finish_round,
     new_game,
+    the_step_that_starts_round_2,
 )
-
-
-def the_step_that_starts_round_2(game: SnackTime) -> int:
-    """Play round 1 up to its last decision and return it (the step that draws the next card)."""
-    while True:
-        action = game.legal_actions()[0]
-        trial = game.copy()
-        trial.apply(action)
-        if trial.round > game.round:
-            return action
-        game.apply(action)
 
 
 @pytest.mark.parametrize("bad", [64, -1])

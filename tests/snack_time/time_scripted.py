@@ -91,6 +91,17 @@ def place_harmlessly(game: SnackTime) -> None:
         game.apply(next(pipe_action(name, o) for name, o in HARMLESS_CELLS if pipe_action(name, o) in legal), p)
 
 
+def the_step_that_starts_round_2(game: SnackTime) -> int:
+    """Play the first legal action until the next one would start round 2; return that action."""
+    while True:
+        action = game.legal_actions()[0]
+        trial = game.copy()
+        trial.apply(action)
+        if trial.round > game.round:
+            return action
+        game.apply(action)
+
+
 def finish_round(game: SnackTime) -> None:
     """Every player places the harmless roll; snacking then resolves (damage choices are left to the test)."""
     start = game.round
