@@ -172,6 +172,25 @@ def combined(*edits):
     return edit
 
 
+def snapshot_refused(game, edit, message: str) -> None:
+    """`game.to_dict()` with `edit(state)` applied is refused by `from_dict`, a ConfigError matching `message`."""
+    import pytest
+
+    from snack_envs.core.game import ConfigError
+
+    data = game.to_dict()
+    edit(data["state"])
+    with pytest.raises(ConfigError, match=message):
+        type(game).from_dict(data)
+
+
+def recipe_of(tmp_path: Path, *stages: str, top: str = "") -> Path:
+    """A recipe over quickstart of the given stages (YAML flow mappings), with `top` keys shared by every stage."""
+    path = tmp_path / "stages.yaml"
+    path.write_text(f"extends: quickstart\n{top}stages:\n" + "".join(f"  - {stage}\n" for stage in stages))
+    return path
+
+
 def option_sets(game_class) -> list[dict]:
     """Option sets that reach every rule a game declares, derived from its `options` (no game named):
     the defaults and every combination of its on/off options (modules), then, with every on/off option

@@ -11,6 +11,7 @@ import pytest
 from snack_envs.core.game import ConfigError
 from snack_envs.snack_rabbits.components import CARD_FENCE, CARD_KIND, FARMER_BROWN, NUM_CARDS, sun_cards
 from snack_envs.snack_rabbits.rules import STOP, SnackRabbits, hop_action
+from tests.helpers import snapshot_refused
 
 
 def full_deck() -> list[int]:
@@ -57,27 +58,20 @@ def test_no_new_turn_begins_after_the_hop_that_empties_the_last_space():
 
 
 # --- impossible snapshots: from_dict refuses a state the rules cannot reach, naming why ---------------
-def refused(game: SnackRabbits, edit, message: str) -> None:
-    data = game.to_dict()
-    edit(data["state"])
-    with pytest.raises(ConfigError, match=message):
-        SnackRabbits.from_dict(data)
-
-
 def test_loading_checks_the_turn_the_reveals_and_the_last_hop():
     """The turn count starts at 0; a card is turned over once; a hop is by a seat of the game and rolls
     the personal die and 0 to 8 white dice, each showing 1..6."""
     game = SnackRabbits(2, np.random.default_rng(0), deck=full_deck())
-    refused(game, lambda s: s.__setitem__("turn", -1), r"turn = -1 is out of range")
+    snapshot_refused(game, lambda s: s.__setitem__("turn", -1), r"turn = -1 is out of range")
     card = game.revealed_this_turn[0]
-    refused(game, lambda s: s.__setitem__("revealed_this_turn", [card, card]),
+    snapshot_refused(game, lambda s: s.__setitem__("revealed_this_turn", [card, card]),
             r"revealed_this_turn = .* holds an item twice")
     for roll in ([3], [1, 2, 3, 4, 5, 6, 1, 2, 3]):  # the personal die alone, or with all 8 white dice
         game.last_hop = {"player": 1, "fence": 0, "roll": roll, "taken": 0}
         assert SnackRabbits.from_dict(game.to_dict()) == game
-    refused(game, lambda s: s["last_hop"].__setitem__("roll", [0, 6]), r"last_hop\['roll'\]\[0\] = 0 is out of range 1..6")
-    refused(game, lambda s: s["last_hop"].__setitem__("player", -1), r"last_hop\['player'\] = -1 is out of range 0..1")
-    refused(game, lambda s: s["last_hop"].__setitem__("player", 2), r"last_hop\['player'\] = 2 is out of range 0..1")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("roll", [0, 6]), r"last_hop\['roll'\]\[0\] = 0 is out of range 1..6")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("player", -1), r"last_hop\['player'\] = -1 is out of range 0..1")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("player", 2), r"last_hop\['player'\] = 2 is out of range 0..1")
 
 
 def test_held_white_dice_are_never_negative():
@@ -95,13 +89,13 @@ def test_loading_refuses_a_hop_over_a_fence_that_does_not_exist():
     game = SnackRabbits(2, np.random.default_rng(0), deck=full_deck())
     game.last_hop = {"player": 0, "fence": 4, "roll": [6], "taken": 0}
     assert SnackRabbits.from_dict(game.to_dict()) == game
-    refused(game, lambda s: s["last_hop"].__setitem__("fence", 5), r"last_hop\['fence'\] = 5 is out of range 0..4")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("fence", 5), r"last_hop\['fence'\] = 5 is out of range 0..4")
 
 
 def test_farmer_brown_is_either_revealed_or_in_the_draw_pile():
     """Revealing Farmer Brown puts him face up on the draw pile: he is then out of the draw pile's cards."""
     game = SnackRabbits(2, np.random.default_rng(0), deck=full_deck())
-    refused(game, lambda s: s.__setitem__("farmer_revealed", True), r"Farmer Brown is both revealed and in the draw pile")
+    snapshot_refused(game, lambda s: s.__setitem__("farmer_revealed", True), r"Farmer Brown is both revealed and in the draw pile")
 
 
 def test_a_game_with_farmer_brown_out_and_every_space_empty_is_over():
@@ -115,16 +109,16 @@ def test_a_game_with_farmer_brown_out_and_every_space_empty_is_over():
             state["collections"][0] = [a + b for a, b in zip(state["collections"][0], space)]
             state["fences"][f] = [0] * len(space)
 
-    refused(game, farmer_out_spaces_empty, r"game_over = False, but the game ends exactly when Farmer Brown")
+    snapshot_refused(game, farmer_out_spaces_empty, r"game_over = False, but the game ends exactly when Farmer Brown")
 
 
 def test_loading_refuses_a_hop_with_no_die_and_a_card_that_does_not_exist():
     """A hop always rolls the personal die; cards are numbered 0..62, Farmer Brown 63."""
     game = SnackRabbits(2, np.random.default_rng(0), deck=full_deck())
     game.last_hop = {"player": 0, "fence": 0, "roll": [2], "taken": 0}
-    refused(game, lambda s: s["last_hop"].__setitem__("roll", []), r"last_hop\['roll'\] = \[\] must hold")
-    refused(game, lambda s: s["last_hop"].__setitem__("roll", [6] * 10), r"last_hop\['roll'\] = .* must hold")
-    refused(game, lambda s: s["deck"].append(-1), r"deck\[\d+\] = -1 is out of range 0..63")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("roll", []), r"last_hop\['roll'\] = \[\] must hold")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("roll", [6] * 10), r"last_hop\['roll'\] = .* must hold")
+    snapshot_refused(game, lambda s: s["deck"].append(-1), r"deck\[\d+\] = -1 is out of range 0..63")
 
 
 def test_loading_refuses_a_negative_vegetable_count_even_when_the_totals_balance():
@@ -135,7 +129,7 @@ def test_loading_refuses_a_negative_vegetable_count_even_when_the_totals_balance
         state["collections"][0][0] = -1
         state["collections"][1][0] = 1
 
-    refused(game, owes_a_card, r"collections\[0\]\[0\] = -1 is out of range")
+    snapshot_refused(game, owes_a_card, r"collections\[0\]\[0\] = -1 is out of range")
 
 
 def test_loading_refuses_a_card_twice_in_the_draw_pile_and_a_negative_take():
@@ -147,7 +141,7 @@ def test_loading_refuses_a_card_twice_in_the_draw_pile_and_a_negative_take():
         twin = next(c for c in state["deck"][1:] if c != FARMER_BROWN and CARD_KIND[c] == CARD_KIND[first])
         state["deck"][state["deck"].index(twin)] = first
 
-    refused(game, a_card_twice, r"deck = .* holds an item twice")
+    snapshot_refused(game, a_card_twice, r"deck = .* holds an item twice")
     game.last_hop = {"player": 0, "fence": 0, "roll": [2], "taken": 0}
-    refused(game, lambda s: s["last_hop"].__setitem__("taken", -1), r"last_hop\['taken'\] = -1 is out of range")
+    snapshot_refused(game, lambda s: s["last_hop"].__setitem__("taken", -1), r"last_hop\['taken'\] = -1 is out of range")
 

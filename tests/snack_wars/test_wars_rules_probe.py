@@ -3,10 +3,9 @@ batched-engine comparison): each test names the rule it pins."""
 
 from __future__ import annotations
 
-import pytest
 
-from snack_envs.core.game import ConfigError
 from snack_envs.snack_wars.rules import CHOOSE, DISCARDING, STEALING, STOP_STEALING, SnackWars, steal_action
+from tests.helpers import snapshot_refused
 from tests.snack_wars.wars_positions import (
     BURGER,
     CHEESE,
@@ -52,13 +51,6 @@ def test_a_steal_phase_with_raccoons_left_but_no_card_to_steal_ends_by_itself():
 
 
 # --- impossible snapshots: from_dict refuses a state the rules cannot reach, naming why ---------------
-def refused(game: SnackWars, edit, message: str) -> None:
-    data = game.to_dict()
-    edit(data["state"])
-    with pytest.raises(ConfigError, match=message):
-        SnackWars.from_dict(data)
-
-
 def choosing() -> SnackWars:
     """Seat 0 (3 cards) to choose among 6 drawn; seat 1 holds 8; the rest of the cards in the draw pile."""
     game = position(2, {0: {SUSHI: 3}, 1: {DONUT: 3, BURGER: 3, CHEESE: 2}}, draw=[RAMEN] * 5 + [TEMPURA])
@@ -93,13 +85,13 @@ def test_a_collection_above_9_is_refused_but_the_discarding_thiefs():
     """A collection never holds more than 9 cards ("you cannot have more than 9 cards"), save the
     thief's between stealing past 9 and discarding the excess stolen cards."""
     above_9 = r"impossible: seat {}'s collection .* is negative or above 9"
-    refused(choosing(), lambda s: take_from_deck(s, CHEESE, 1, 2), above_9.format(1))  # another seat
+    snapshot_refused(choosing(), lambda s: take_from_deck(s, CHEESE, 1, 2), above_9.format(1))  # another seat
     def chooser_holds_10(state):
         take_from_deck(state, MACARON, 0, 5)
         take_from_deck(state, MILKSHAKE, 0, 2)
 
-    refused(choosing(), chooser_holds_10, above_9.format(0))
-    refused(discarding(), lambda s: take_from_deck(s, BURGER, 1, 3), above_9.format(1))  # the robbed seat
+    snapshot_refused(choosing(), chooser_holds_10, above_9.format(0))
+    snapshot_refused(discarding(), lambda s: take_from_deck(s, BURGER, 1, 3), above_9.format(1))  # the robbed seat
 
 
 def test_a_negative_count_is_a_broken_invariant_and_refused_naming_the_field():
@@ -107,7 +99,7 @@ def test_a_negative_count_is_a_broken_invariant_and_refused_naming_the_field():
     game = choosing()
     game.collections[1][CHEESE] = -1
     assert any("seat 1's collection" in p and "negative" in p for p in game.invariant_violations())
-    refused(choosing(), lambda s: s["collections"][1].__setitem__(CHEESE, -1),
+    snapshot_refused(choosing(), lambda s: s["collections"][1].__setitem__(CHEESE, -1),
             r"collections\[1\]\[8\] = -1 is out of range")
 
 
@@ -118,13 +110,13 @@ def test_the_player_to_choose_is_below_9_and_has_drawn():
         state["drawn"][RAMEN] -= 5
         state["collections"][0][RAMEN] += 5  # 3 + 1 + 5 = 9, a tempura still on the table
 
-    refused(choosing(), holds_9, r"is to choose with a full collection")
+    snapshot_refused(choosing(), holds_9, r"is to choose with a full collection")
 
     def drew_nothing(state):
         state["discard"] = [d + n for d, n in zip(state["discard"], state["drawn"])]
         state["drawn"] = [0] * 15
 
-    refused(choosing(), drew_nothing, r"the player to choose has drawn nothing")
+    snapshot_refused(choosing(), drew_nothing, r"the player to choose has drawn nothing")
 
 
 def test_a_finished_game_has_every_collection_at_9_and_nothing_on_the_table():
@@ -141,8 +133,8 @@ def test_a_finished_game_has_every_collection_at_9_and_nothing_on_the_table():
         state["deck"].remove(CHEESE)
         state["drawn"][CHEESE] += 1
 
-    refused(game, one_card_short, r"game ended with a collection below 9")
-    refused(game, a_card_on_the_table, r"game ended with a collection below 9 or cards on the table")
+    snapshot_refused(game, one_card_short, r"game ended with a collection below 9")
+    snapshot_refused(game, a_card_on_the_table, r"game ended with a collection below 9 or cards on the table")
 
 
 def test_the_discard_phase_needs_a_collection_above_9_and_stolen_cards():
@@ -154,47 +146,47 @@ def test_the_discard_phase_needs_a_collection_above_9_and_stolen_cards():
     def nothing_stolen(state):
         state["stolen"] = [0] * 14
 
-    refused(discarding(), down_to_9, r"the discard phase without a collection above 9")
-    refused(discarding(), nothing_stolen, r"the discard phase without a collection above 9 or a stolen card")
+    snapshot_refused(discarding(), down_to_9, r"the discard phase without a collection above 9")
+    snapshot_refused(discarding(), nothing_stolen, r"the discard phase without a collection above 9 or a stolen card")
 
 
 def test_loading_refuses_out_of_range_cards_counts_and_steals():
     """Card types are 0..14, counts and steals are never negative."""
-    refused(choosing(), lambda s: s["deck"].append(15), r"deck\[\d+\] = 15 is out of range 0..14")
-    refused(choosing(), lambda s: s["deck"].append(-1), r"deck\[\d+\] = -1 is out of range 0..14")
+    snapshot_refused(choosing(), lambda s: s["deck"].append(15), r"deck\[\d+\] = 15 is out of range 0..14")
+    snapshot_refused(choosing(), lambda s: s["deck"].append(-1), r"deck\[\d+\] = -1 is out of range 0..14")
 
     def negative_discard(state):
         state["discard"][MACARON] = -1
         state["deck"].append(MACARON)
 
-    refused(choosing(), negative_discard, r"discard\[0\] = -1 is out of range")
+    snapshot_refused(choosing(), negative_discard, r"discard\[0\] = -1 is out of range")
     game = position(2, {1: {CHEESE: 2}}, draw=[RACCOON, RACCOON])
     game.apply(RACCOON)
     assert game.phase == STEALING
-    refused(game, lambda s: s.__setitem__("steals_left", -1), r"steals_left = -1 is out of range")
+    snapshot_refused(game, lambda s: s.__setitem__("steals_left", -1), r"steals_left = -1 is out of range")
 
 
 def test_loading_refuses_a_seat_passed_twice_or_every_seat_passed():
     """Players who passed are other seats than the one to act, each once."""
     game = position(3, {1: {DONUT: 3, BURGER: 3, MILKSHAKE: 3}}, draw=[SUSHI])
-    refused(game, lambda s: s.__setitem__("passed", [1, 1]), r"passed = \[1, 1\] holds an item twice")
+    snapshot_refused(game, lambda s: s.__setitem__("passed", [1, 1]), r"passed = \[1, 1\] holds an item twice")
     game = position(2, draw=[SUSHI])
-    refused(game, lambda s: s.__setitem__("passed", [0, 1]), r"passed = \[0, 1\] must hold at most 1 item")
+    snapshot_refused(game, lambda s: s.__setitem__("passed", [0, 1]), r"passed = \[0, 1\] must hold at most 1 item")
 
 
 def test_steals_are_left_only_in_the_steal_phase_and_stolen_cards_lie_in_the_thiefs_collection():
     """Each raccoon taken allows one steal in that turn's steal phase, and a stolen card goes into the
     thief's collection (to be discarded from there if past 9)."""
-    refused(choosing(), lambda s: s.__setitem__("steals_left", 2), r"2 steals left outside the steal phase")
+    snapshot_refused(choosing(), lambda s: s.__setitem__("steals_left", 2), r"2 steals left outside the steal phase")
 
     def stole_a_cheese_not_held(state):
         state["stolen"][CHEESE] = 1
 
-    refused(discarding(), stole_a_cheese_not_held, r"stolen cards .* not in the thief's collection")
+    snapshot_refused(discarding(), stole_a_cheese_not_held, r"stolen cards .* not in the thief's collection")
 
 
 def test_loading_refuses_a_negative_turn_and_a_seat_that_does_not_exist_as_passed():
     """The turn count starts at 0; the players who passed are seats of this game."""
-    refused(choosing(), lambda s: s.__setitem__("turn", -1), r"turn = -1 is out of range")
-    refused(position(2, draw=[SUSHI]), lambda s: s.__setitem__("passed", [2]), r"passed\[0\] = 2 is out of range 0..1")
+    snapshot_refused(choosing(), lambda s: s.__setitem__("turn", -1), r"turn = -1 is out of range")
+    snapshot_refused(position(2, draw=[SUSHI]), lambda s: s.__setitem__("passed", [2]), r"passed\[0\] = 2 is out of range 0..1")
 

@@ -18,7 +18,7 @@ from snack_envs.core.game import ConfigError
 from snack_envs.training.config import (
     CONFIG_DIR, STAGE_SCHEMA, check_config, find_config, load_config, load_run_config, stage_configs, validate, yaml_load,
 )
-from tests.helpers import CHECKPOINTS
+from tests.helpers import CHECKPOINTS, recipe_of
 
 
 def refused(overrides: list[str], message: str, path=None) -> None:
@@ -31,13 +31,6 @@ def recipe(tmp_path: Path, stage: str) -> Path:
     """A two-stage recipe over quickstart whose second stage is `stage` (YAML flow mapping)."""
     path = tmp_path / "recipe.yaml"
     path.write_text(f"extends: quickstart\nstages:\n  - {{}}\n  - {stage}\n")
-    return path
-
-
-def recipe_of(tmp_path: Path, *stages: str) -> Path:
-    """A recipe over quickstart of the given stages (YAML flow mappings)."""
-    path = tmp_path / "stages.yaml"
-    path.write_text("extends: quickstart\nstages:\n" + "".join(f"  - {stage}\n" for stage in stages))
     return path
 
 

@@ -21,20 +21,12 @@ import copy
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from snack_envs.core.game import ConfigError
 from snack_envs.training.config import check_config, load_config, stage_configs
-from tests.helpers import CHECKPOINTS
-
-
-def recipe_of(tmp_path: Path, *stages: str, top: str = "") -> Path:
-    """A recipe over quickstart of the given stages (YAML flow mappings), with `top` keys shared by every stage."""
-    path = tmp_path / "stages.yaml"
-    path.write_text(f"extends: quickstart\n{top}stages:\n" + "".join(f"  - {stage}\n" for stage in stages))
-    return path
+from tests.helpers import CHECKPOINTS, recipe_of
 
 
 def refused(message: str, path=None, overrides: list[str] | None = None) -> None:

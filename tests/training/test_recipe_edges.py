@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from snack_envs.core.game import ConfigError
 from snack_envs.training import config as config_module
 from snack_envs.training.config import CONFIG_DIR, load_config, stage_configs
+from tests.helpers import recipe_of
 
 
 def test_the_shipped_configs_are_a_folder_on_disk_and_a_zipped_import_is_refused_naming_the_package(tmp_path, monkeypatch):
@@ -33,13 +33,6 @@ def test_the_shipped_configs_are_a_folder_on_disk_and_a_zipped_import_is_refused
                        r".*" + re.escape("): install snack-envs with pip")):
         config_module._config_dir()
     assert asked == ["snack_envs.training.configs"]
-
-
-def recipe_of(tmp_path, *stages: str, top: str = "") -> Path:
-    """A recipe over quickstart of the given stages (YAML flow mappings), with `top` keys shared by every stage."""
-    path = tmp_path / "stages.yaml"
-    path.write_text(f"extends: quickstart\n{top}stages:\n" + "".join(f"  - {stage}\n" for stage in stages))
-    return path
 
 
 def test_a_select_stage_picking_from_the_stage_just_before_it_plays_that_stages_config_without_its_keep_at(tmp_path):
